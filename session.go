@@ -1,0 +1,145 @@
+package lore
+
+import (
+	"time"
+)
+
+// Agent names, as they appear in session ids ("claude-code:1af7fc5e-…").
+const (
+	AgentClaudeCode   = "claude-code"
+	AgentCodex        = "codex"
+	AgentGeminiCLI    = "gemini-cli"
+	AgentAider        = "aider"
+	AgentOpenHands    = "openhands"
+	AgentSWEAgent     = "swe-agent"
+	AgentMiniSWEAgent = "mini-swe-agent"
+	AgentCline        = "cline"
+	AgentRooCode      = "roo-code"
+	AgentGoose        = "goose"
+	AgentHermes       = "hermes"
+	AgentOpenAI       = "openai"
+)
+
+// Agents lists every agent name lore knows, in a stable order.
+var Agents = []string{
+	AgentClaudeCode, AgentCodex, AgentGeminiCLI, AgentAider, AgentOpenHands,
+	AgentSWEAgent, AgentMiniSWEAgent, AgentCline, AgentRooCode, AgentGoose,
+	AgentHermes, AgentOpenAI,
+}
+
+// Outcome is how a session ended, as far as its transcript tells.
+type Outcome string
+
+const (
+	OutcomeUnknown Outcome = "unknown"
+	OutcomeSuccess Outcome = "success"
+	OutcomeFailure Outcome = "failure"
+	OutcomeAborted Outcome = "aborted"
+)
+
+// Role is who produced a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleSystem    Role = "system"
+	// RoleTool marks a message that only carries tool results.
+	RoleTool Role = "tool"
+)
+
+// Session is one agent session, normalised from any transcript format.
+//
+// The counters are always filled. Messages is filled only when a reader is
+// asked to keep message bodies; listing thousands of sessions does not need
+// them and must not hold them in memory.
+type Session struct {
+	// ID is "AGENT:NATIVE_ID", stable across reads of the same session.
+	ID       string
+	Agent    string
+	NativeID string
+	// Path is the file or directory the session was read from.
+	Path string
+	// Size is how many bytes of transcript the session was read from; when
+	// one session is found in several files, the one holding most wins.
+	Size int64
+
+	Repo   string // owner/name from the git remote, else the cwd's base name
+	Cwd    string
+	Branch string
+	Model  string
+
+	StartedAt time.Time // zero when unknown
+	EndedAt   time.Time // zero when unknown
+
+	Outcome Outcome
+
+	// Messages counts user and assistant turns (a streamed response once,
+	// tool results not at all).
+	UserMessages      int
+	AssistantMessages int
+	ToolCalls         int // distinct tool call ids, sidechains included
+	ToolErrors        int // tool calls whose result the agent marked as failed, each once
+	Usage             Usage
+
+	// Warnings counts damaged input (lines that could not be read); the
+	// first few are kept in WarningSamples with their line numbers.
+	Warnings       int
+	WarningSamples []string
+
+	Messages []Message
+}
+
+// MessageCount is the number of user and assistant turns.
+func (s *Session) MessageCount() int { return s.UserMessages + s.AssistantMessages }
+
+// Usage is token usage, each model response counted once.
+type Usage struct {
+	InputTokens      int64
+	OutputTokens     int64
+	CacheReadTokens  int64
+	CacheWriteTokens int64
+}
+
+// Add adds u2 to u.
+func (u *Usage) Add(u2 Usage) {
+	u.InputTokens += u2.InputTokens
+	u.OutputTokens += u2.OutputTokens
+	u.CacheReadTokens += u2.CacheReadTokens
+	u.CacheWriteTokens += u2.CacheWriteTokens
+}
+
+// Message is one turn of a session.
+type Message struct {
+	// Index is the message's position in the session, counted from 0; it
+	// is what knowledge evidence cites.
+	Index int
+	Role  Role
+	Time  time.Time // zero when the format has no per-message time
+	Text  string
+	// Thinking is reasoning text the model exposed, if any.
+	Thinking    string
+	ToolCalls   []ToolCall
+	ToolResults []ToolResult
+	// Sidechain marks messages of a sub-agent folded into this session.
+	Sidechain bool
+	Model     string
+}
+
+// ToolCall is a request by the model to run a tool.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Input is the call's arguments, usually JSON text.
+	Input string
+}
+
+// ToolResult is the answer to a tool call.
+type ToolResult struct {
+	CallID string
+	Output string
+	// IsError is set when the agent itself marked the result as failed.
+	IsError bool
+	// ExitCode is the process exit code, when the format records one.
+	ExitCode *int
+}

@@ -1,0 +1,188 @@
+package transcript
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lorehq/lore"
+)
+
+// maxWarningSamples bounds the warning texts kept on a session; the
+// count goes on.
+const maxWarningSamples = 5
+
+// builder accumulates one session as a reader goes through its transcript.
+// It keeps the counters of lore.Session right whatever the reader does:
+// each tool call id counts once, each failed tool call once, a streamed
+// response once.
+type builder struct {
+	s    *lore.Session
+	keep bool // keep message bodies
+
+	calls  map[string]struct{} // tool call ids seen
+	failed map[string]struct{} // tool call ids counted as errors
+	// keyed maps a response key (Claude Code message id) to the index
+	// of its message, so the lines of one streamed response merge.
+	keyed map[string]int
+}
+
+func newBuilder(agent, path string, opts Options) *builder {
+	return &builder{
+		s: &lore.Session{
+			Agent:   agent,
+			Path:    path,
+			Outcome: lore.OutcomeUnknown,
+		},
+		keep:   opts.Messages,
+		calls:  make(map[string]struct{}),
+		failed: make(map[string]struct{}),
+	}
+}
+
+// setNative sets the agent's own id for the session.
+func (b *builder) setNative(id string) {
+	if id != "" {
+		b.s.NativeID = id
+	}
+}
+
+// at records that something happened at t, widening the session's span.
+func (b *builder) at(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if b.s.StartedAt.IsZero() || t.Before(b.s.StartedAt) {
+		b.s.StartedAt = t
+	}
+	if t.After(b.s.EndedAt) {
+		b.s.EndedAt = t
+	}
+}
+
+// warn records damaged input at a line (0 when the format has no lines).
+func (b *builder) warn(line int, err error) {
+	b.s.Warnings++
+	if len(b.s.WarningSamples) < maxWarningSamples {
+		if line > 0 {
+			b.s.WarningSamples = append(b.s.WarningSamples, fmt.Sprintf("line %d: %v", line, err))
+		} else {
+			b.s.WarningSamples = append(b.s.WarningSamples, err.Error())
+		}
+	}
+}
+
+// add records one message: user and assistant messages count as turns,
+// tool and system messages and sub-agent (Sidechain) messages do not; its
+// tool calls and results are counted once per id. The message's Index is
+// set here.
+func (b *builder) add(m lore.Message) {
+	switch role := m.Role; {
+	case m.Sidechain:
+	case role == lore.RoleUser:
+		b.s.UserMessages++
+	case role == lore.RoleAssistant:
+		b.s.AssistantMessages++
+	}
+	b.count(&m)
+	b.at(m.Time)
+	if b.keep {
+		m.Index = len(b.s.Messages)
+		b.s.Messages = append(b.s.Messages, m)
+	}
+}
+
+// addKeyed records a message that may be one part of a response split
+// over several records (Claude Code streams one content block a line): the
+// first part with a key counts as a turn, later parts with the same key
+// merge into it. An empty key behaves like add.
+func (b *builder) addKeyed(key string, m lore.Message) {
+	if key == "" {
+		b.add(m)
+		return
+	}
+	if b.keyed == nil {
+		b.keyed = make(map[string]int)
+	}
+	i, seen := b.keyed[key]
+	if !seen {
+		b.keyed[key] = len(b.s.Messages)
+		b.add(m)
+		return
+	}
+	b.count(&m)
+	b.at(m.Time)
+	if !b.keep {
+		return
+	}
+	prev := &b.s.Messages[i]
+	prev.Text = joinText(prev.Text, m.Text)
+	prev.Thinking = joinText(prev.Thinking, m.Thinking)
+	prev.ToolCalls = append(prev.ToolCalls, m.ToolCalls...)
+	prev.ToolResults = append(prev.ToolResults, m.ToolResults...)
+	if prev.Model == "" {
+		prev.Model = m.Model
+	}
+}
+
+// count registers a message's tool calls and results.
+func (b *builder) count(m *lore.Message) {
+	kept := m.ToolCalls[:0]
+	for _, c := range m.ToolCalls {
+		if b.call(c.ID) {
+			kept = append(kept, c)
+		}
+	}
+	m.ToolCalls = kept
+	for _, r := range m.ToolResults {
+		if r.IsError {
+			b.fail(r.CallID)
+		}
+	}
+}
+
+// call registers a tool call id and reports whether it is new. Calls
+// without an id are always new.
+func (b *builder) call(id string) bool {
+	if id != "" {
+		if _, dup := b.calls[id]; dup {
+			return false
+		}
+		b.calls[id] = struct{}{}
+	}
+	b.s.ToolCalls++
+	return true
+}
+
+// fail counts a failed tool call, once per call id.
+func (b *builder) fail(callID string) {
+	if callID != "" {
+		if _, dup := b.failed[callID]; dup {
+			return
+		}
+		b.failed[callID] = struct{}{}
+	}
+	b.s.ToolErrors++
+}
+
+// usage adds the token usage of one response.
+func (b *builder) usage(u lore.Usage) { b.s.Usage.Add(u) }
+
+// finish completes the session: its id, and a native id from the file
+// name when the transcript named none.
+func (b *builder) finish(fallbackID string) *lore.Session {
+	if b.s.NativeID == "" {
+		b.s.NativeID = fallbackID
+	}
+	b.s.ID = b.s.Agent + ":" + b.s.NativeID
+	return b.s
+}
+
+func joinText(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
+}

@@ -1,0 +1,413 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/lorehq/lore"
+)
+
+// Claude Code: ~/.claude/projects/<escaped-cwd>/<session>.jsonl, one JSON
+// object a line (FORMATS.md section 1).
+//
+// Counting rules:
+//   - a response streamed over several lines (same message.id and
+//     requestId) is one assistant turn, with the usage of its last line;
+//   - user turns are lines with text or images from the user; tool results,
+//     meta lines, compaction summaries and "[Request interrupted …]" markers
+//     are not turns;
+//   - sub-agent lines (isSidechain, sibling agent-*.jsonl files and
+//     <session>/subagents/) add their tool calls, errors and tokens but no
+//     turns;
+//   - synthetic API error messages are not turns and have no usage.
+//
+// Outcome, from the last event of the main chain: an assistant answer
+// with no tool call pending is success; a user interruption is aborted; an
+// API error, or a failed tool result nobody answered, is failure; anything
+// else (a tool call in flight, a user message with no reply) is unknown.
+func init() {
+	registerLine(&lineFormat{
+		name:  "claude-code",
+		agent: lore.AgentClaudeCode,
+		sniff: sniffClaude,
+		read:  readClaude,
+	})
+}
+
+func sniffClaude(_ string, v *fastjson.Value) bool {
+	switch string(v.GetStringBytes("type")) {
+	case "user", "assistant", "system", "progress", "attachment":
+		return has(v, "sessionId") || has(v, "parentUuid") || has(v, "uuid")
+	case "summary":
+		return has(v, "leafUuid")
+	case "file-history-snapshot":
+		return has(v, "snapshot") || has(v, "messageId")
+	case "queue-operation", "pr-link", "custom-title", "agent-name", "last-prompt",
+		"tag", "permission-mode", "mode":
+		return has(v, "sessionId")
+	}
+	return false
+}
+
+type claudeEnd int
+
+const (
+	endNone claudeEnd = iota
+	endUserText
+	endAssistantText
+	endToolUse
+	endToolResult
+	endToolError
+	endInterrupted
+	endAPIError
+)
+
+type claudeReader struct {
+	b     *builder
+	in    *input
+	usage map[string]lore.Usage // response key → usage of its last line
+	// nokey sums the usage of responses without a message id.
+	nokey lore.Usage
+
+	sessionID string
+	branch    string
+	model     string
+	end       claudeEnd
+}
+
+func readClaude(ctx context.Context, in *input, emit emitFunc) error {
+	r := &claudeReader{b: in.builder(lore.AgentClaudeCode), in: in, usage: make(map[string]lore.Usage)}
+	rc, err := in.open()
+	if err != nil {
+		return err
+	}
+	err = r.read(ctx, rc, false, "")
+	rc.Close()
+	if err != nil {
+		return err
+	}
+	for _, rel := range claudeRelated(in.path, in.related) {
+		if err := r.readRelated(ctx, rel); err != nil {
+			r.b.warn(0, fmt.Errorf("%s: %w", filepath.Base(rel), cleanPathErr(err)))
+		}
+	}
+	emit(r.finish())
+	return nil
+}
+
+func (r *claudeReader) readRelated(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		r.b.s.Size += fi.Size()
+	}
+	return r.read(ctx, f, true, filepath.Base(path)+" ")
+}
+
+// read reads one file of the session; sidechain marks a sub-agent file.
+func (r *claudeReader) read(ctx context.Context, rd io.Reader, sidechain bool, label string) error {
+	n := 0
+	warn := func(line int, err error) {
+		if label != "" {
+			err = fmt.Errorf("%s%w", label, err)
+		}
+		r.b.warn(line, err)
+	}
+	return eachJSONLine(rd, r.in.parser(), warn, func(_ int, v *fastjson.Value) error {
+		if n++; n&4095 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.line(v, sidechain)
+		return nil
+	})
+}
+
+func (r *claudeReader) line(v *fastjson.Value, sidechain bool) {
+	if v.Type() != fastjson.TypeObject {
+		return
+	}
+	side := sidechain || v.GetBool("isSidechain")
+	if sid := v.GetStringBytes("sessionId"); len(sid) > 0 && !sidechain && string(sid) != r.sessionID {
+		r.sessionID = string(sid)
+	}
+	typ := v.GetStringBytes("type")
+	switch string(typ) {
+	case "user", "assistant", "system":
+	default:
+		return // summaries, snapshots, progress, queue operations: no turns
+	}
+	if !side {
+		s := r.b.s
+		if cwd := v.GetStringBytes("cwd"); len(cwd) > 0 && s.Cwd == "" {
+			s.Cwd = string(cwd)
+		}
+		if br := v.GetStringBytes("gitBranch"); len(br) > 0 && string(br) != r.branch {
+			r.branch = string(br)
+		}
+	}
+	t := parseTime(string(v.GetStringBytes("timestamp")))
+	switch string(typ) {
+	case "user":
+		r.user(v, side, t)
+	case "assistant":
+		r.assistant(v, side, t)
+	case "system":
+		r.system(v, side, t)
+	}
+}
+
+func (r *claudeReader) user(v *fastjson.Value, side bool, t time.Time) {
+	content := v.Get("message", "content")
+	keep := r.b.keep
+	var (
+		results []lore.ToolResult
+		text    string
+		hasText bool
+	)
+	switch {
+	case content == nil:
+	case content.Type() == fastjson.TypeString:
+		hasText = true
+		if keep || !side {
+			text = string(content.GetStringBytes())
+		}
+	case content.Type() == fastjson.TypeArray:
+		for _, blk := range content.GetArray() {
+			switch string(blk.GetStringBytes("type")) {
+			case "tool_result":
+				res := lore.ToolResult{
+					CallID:  string(blk.GetStringBytes("tool_use_id")),
+					IsError: blk.GetBool("is_error"),
+				}
+				if keep {
+					res.Output = contentText(blk.Get("content"))
+				}
+				results = append(results, res)
+			case "text":
+				hasText = true
+				text = joinText(text, string(blk.GetStringBytes("text")))
+			case "image", "document":
+				hasText = true
+				if keep {
+					text = joinText(text, "["+string(blk.GetStringBytes("type"))+"]")
+				}
+			}
+		}
+	}
+	if len(results) > 0 {
+		r.b.add(lore.Message{Role: lore.RoleTool, Time: t, ToolResults: results, Sidechain: side})
+		if !side {
+			r.end = endToolResult
+			for _, res := range results {
+				if res.IsError {
+					r.end = endToolError
+				}
+			}
+		}
+	}
+	if !hasText {
+		return
+	}
+	role := lore.RoleUser
+	switch {
+	case strings.HasPrefix(text, "[Request interrupted by user"):
+		role = lore.RoleSystem
+		if !side {
+			r.end = endInterrupted
+		}
+	case v.GetBool("isCompactSummary"), v.GetBool("isMeta"), v.GetBool("isVisibleInTranscriptOnly"):
+		role = lore.RoleSystem
+	default:
+		if !side {
+			r.end = endUserText
+		}
+	}
+	if !keep {
+		text = ""
+	}
+	r.b.add(lore.Message{Role: role, Time: t, Text: text, Sidechain: side})
+}
+
+func (r *claudeReader) assistant(v *fastjson.Value, side bool, t time.Time) {
+	msg := v.Get("message")
+	model := msg.GetStringBytes("model")
+	if v.GetBool("isApiErrorMessage") || string(model) == "<synthetic>" {
+		if !side {
+			r.end = endAPIError
+		}
+		if r.b.keep {
+			r.b.add(lore.Message{Role: lore.RoleSystem, Time: t, Text: contentText(msg.Get("content")), Sidechain: side})
+		}
+		return
+	}
+	if len(model) > 0 && string(model) != r.model {
+		r.model = string(model)
+	}
+	var key string
+	if id := msg.GetStringBytes("id"); len(id) > 0 {
+		key = string(id) + "\x00" + string(v.GetStringBytes("requestId"))
+	}
+	if u := msg.Get("usage"); u != nil {
+		usage := lore.Usage{
+			InputTokens:      integer(u, "input_tokens"),
+			OutputTokens:     integer(u, "output_tokens"),
+			CacheReadTokens:  integer(u, "cache_read_input_tokens"),
+			CacheWriteTokens: integer(u, "cache_creation_input_tokens"),
+		}
+		if key == "" {
+			r.nokey.Add(usage)
+		} else {
+			r.usage[key] = usage
+		}
+	}
+	keep := r.b.keep
+	m := lore.Message{Role: lore.RoleAssistant, Time: t, Sidechain: side}
+	if keep {
+		m.Model = string(model)
+	}
+	hasText := false
+	for _, blk := range msg.GetArray("content") {
+		switch string(blk.GetStringBytes("type")) {
+		case "text":
+			hasText = true
+			if keep {
+				m.Text = joinText(m.Text, string(blk.GetStringBytes("text")))
+			}
+		case "thinking":
+			if keep {
+				m.Thinking = joinText(m.Thinking, string(blk.GetStringBytes("thinking")))
+			}
+		case "tool_use", "server_tool_use":
+			c := lore.ToolCall{ID: string(blk.GetStringBytes("id"))}
+			if keep {
+				c.Name = string(blk.GetStringBytes("name"))
+				c.Input = raw(blk, "input")
+			}
+			m.ToolCalls = append(m.ToolCalls, c)
+		}
+	}
+	if content := msg.Get("content"); content != nil && content.Type() == fastjson.TypeString {
+		hasText = true
+		if keep {
+			m.Text = string(content.GetStringBytes())
+		}
+	}
+	if !side {
+		switch {
+		case len(m.ToolCalls) > 0:
+			r.end = endToolUse
+		case hasText:
+			r.end = endAssistantText
+		}
+	}
+	r.b.addKeyed(key, m)
+}
+
+func (r *claudeReader) system(v *fastjson.Value, side bool, t time.Time) {
+	switch string(v.GetStringBytes("subtype")) {
+	case "api_error":
+		if !side {
+			r.end = endAPIError
+		}
+	case "compact_boundary", "microcompact_boundary":
+		if r.b.keep {
+			r.b.add(lore.Message{Role: lore.RoleSystem, Time: t, Text: "[" + string(v.GetStringBytes("subtype")) + "]", Sidechain: side})
+		}
+	}
+	r.b.at(t)
+}
+
+func (r *claudeReader) finish() *lore.Session {
+	s := r.b.s
+	for _, u := range r.usage {
+		s.Usage.Add(u)
+	}
+	s.Usage.Add(r.nokey)
+	s.Branch = r.branch
+	s.Model = r.model
+	switch r.end {
+	case endAssistantText:
+		s.Outcome = lore.OutcomeSuccess
+	case endInterrupted:
+		s.Outcome = lore.OutcomeAborted
+	case endAPIError, endToolError:
+		s.Outcome = lore.OutcomeFailure
+	}
+	r.b.setNative(r.sessionID)
+	return r.b.finish(baseID(r.in.path))
+}
+
+// claudeRelated lists the sub-agent transcripts that belong to the main
+// transcript at path: <session>/subagents/*.jsonl (2.1.x) and sibling
+// agent-*.jsonl files of the same session (2.0.x). Extra are further
+// files already known to belong.
+func claudeRelated(path string, extra []string) []string {
+	name := filepath.Base(path)
+	if strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
+		return extra
+	}
+	dir, sid := filepath.Dir(path), strings.TrimSuffix(name, ".jsonl")
+	out := append([]string(nil), extra...)
+	if subs, err := filepath.Glob(filepath.Join(dir, sid, "subagents", "*.jsonl")); err == nil {
+		out = append(out, subs...)
+	}
+	siblings, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+	for _, p := range siblings {
+		if peekSessionID(p) == sid {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// foldedAgentFile reports whether name, met while walking dir, is a
+// Claude Code sub-agent transcript whose parent session file is beside it,
+// so that the parent's read takes it in.
+func foldedAgentFile(dir, name string, names map[string]bool) bool {
+	if !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
+		return false
+	}
+	sid := peekSessionID(filepath.Join(dir, name))
+	return sid != "" && names[sid+".jsonl"]
+}
+
+// peekSessionID returns the first "sessionId" value in the first bytes of
+// a Claude Code transcript.
+func peekSessionID(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 16<<10)
+	n, _ := io.ReadFull(f, buf)
+	buf = buf[:n]
+	key := []byte(`"sessionId"`)
+	i := bytes.Index(buf, key)
+	if i < 0 {
+		return ""
+	}
+	rest := bytes.TrimLeft(buf[i+len(key):], " \t")
+	rest = bytes.TrimPrefix(rest, []byte(":"))
+	rest = bytes.TrimLeft(rest, " \t")
+	if len(rest) == 0 || rest[0] != '"' {
+		return ""
+	}
+	rest = rest[1:]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
+}

@@ -1,0 +1,372 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/valyala/fastjson"
+
+	"github.com/lorehq/lore"
+)
+
+// ErrNotTranscript is wrapped by every error that says a file or folder
+// holds no transcript lore can read.
+var ErrNotTranscript = errors.New("not a transcript")
+
+func notTranscript(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrNotTranscript, fmt.Sprintf(format, args...))
+}
+
+// Options say what a read keeps.
+type Options struct {
+	// Messages keeps message bodies; without it only counters are kept.
+	Messages bool
+	// Workers is how many files are read at once; 0 means one per CPU.
+	Workers int
+	// NoGit skips git lookups: repo is then the cwd's base name or what
+	// the transcript says.
+	NoGit bool
+	// Progress, if set, is called as files are read with the bytes done
+	// and the bytes in all; calls come from several goroutines.
+	Progress func(done, total int64)
+}
+
+// emitFunc receives each session a reader finds.
+type emitFunc func(*lore.Session)
+
+// A lineFormat is a JSON-lines transcript, recognised by its first object
+// and read as a stream: memory does not grow with the file.
+type lineFormat struct {
+	name  string
+	agent string
+	// sniff reports whether a file whose first JSON line is first, and
+	// whose name is name, is in this format.
+	sniff func(name string, first *fastjson.Value) bool
+	read  func(ctx context.Context, in *input, emit emitFunc) error
+}
+
+// A docFormat is a transcript held in one JSON document, recognised and
+// read from the parsed document.
+type docFormat struct {
+	name  string
+	agent string
+	sniff func(name string, doc *fastjson.Value) bool
+	read  func(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc) error
+}
+
+// A dirFormat is a transcript spread over the files of one folder (a
+// Cline task, an OpenHands conversation).
+type dirFormat struct {
+	name  string
+	agent string
+	// match reports whether the folder dir, holding the entries names,
+	// is one transcript.
+	match func(dir string, names map[string]bool) bool
+	read  func(ctx context.Context, in *input, emit emitFunc) error
+}
+
+// A rawFormat is recognised from a file's first bytes and read its own
+// way (Markdown, SQLite).
+type rawFormat struct {
+	name  string
+	agent string
+	sniff func(name string, head []byte) bool
+	read  func(ctx context.Context, in *input, emit emitFunc) error
+}
+
+// The registries, filled by each format's file in init. Order matters:
+// the first format whose sniff matches reads the file, so specific
+// formats come before general ones (plain OpenAI messages last).
+var (
+	lineFormats []*lineFormat
+	docFormats  []*docFormat
+	dirFormats  []*dirFormat
+	rawFormats  []*rawFormat
+)
+
+// priority orders formats by name within a registry; lower first. Names
+// not listed come after those listed, in registration order.
+var priority = map[string]int{
+	"openai": 100, "openai-jsonl": 100,
+}
+
+func register[F any](list *[]*F, f *F, name func(*F) string) {
+	*list = append(*list, f)
+	// insertion sort by priority, stable
+	for i := len(*list) - 1; i > 0; i-- {
+		a, b := (*list)[i-1], (*list)[i]
+		if priority[name(a)] <= priority[name(b)] {
+			break
+		}
+		(*list)[i-1], (*list)[i] = b, a
+	}
+}
+
+func registerLine(f *lineFormat) {
+	register(&lineFormats, f, func(f *lineFormat) string { return f.name })
+}
+func registerDoc(f *docFormat) {
+	register(&docFormats, f, func(f *docFormat) string { return f.name })
+}
+func registerDir(f *dirFormat) {
+	register(&dirFormats, f, func(f *dirFormat) string { return f.name })
+}
+func registerRaw(f *rawFormat) {
+	register(&rawFormats, f, func(f *rawFormat) string { return f.name })
+}
+
+// input is one file or folder being read.
+type input struct {
+	path string
+	size int64
+	opts Options
+	p    *fastjson.Parser // owned by the goroutine doing the read
+	// related are further files that belong to the same session (Claude
+	// Code sub-agent transcripts beside their parent).
+	related []string
+	// head is the first bytes of the file (decompressed).
+	head []byte
+	// zstd is set when the file is zstd-compressed.
+	zstd bool
+}
+
+// open opens the input's file, decompressing it when needed.
+func (in *input) open() (io.ReadCloser, error) {
+	return openFile(in.path, in.zstd)
+}
+
+func openFile(path string, compressed bool) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !compressed {
+		return f, nil
+	}
+	zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	return &zstdFile{zr: zr, f: f}, nil
+}
+
+type zstdFile struct {
+	zr *zstd.Decoder
+	f  *os.File
+}
+
+func (z *zstdFile) Read(p []byte) (int, error) { return z.zr.Read(p) }
+func (z *zstdFile) Close() error {
+	z.zr.Close()
+	return z.f.Close()
+}
+
+// newBuilder starts a session of this input.
+func (in *input) builder(agent string) *builder {
+	b := newBuilder(agent, in.path, in.opts)
+	b.s.Size = in.size
+	return b
+}
+
+// baseID is the file name without its transcript extensions, the native
+// id of last resort.
+func baseID(path string) string {
+	name := filepath.Base(path)
+	for _, ext := range []string{".zst", ".jsonl", ".json", ".traj", ".md"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return name
+}
+
+const headSize = 64 << 10
+
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// readHead reads the first bytes of a file, decompressing zstd.
+func readHead(path string) (head []byte, compressed bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	buf := make([]byte, headSize)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, false, err
+	}
+	buf = buf[:n]
+	if !bytes.HasPrefix(buf, zstdMagic) {
+		return buf, false, nil
+	}
+	rc, err := openFile(path, true)
+	if err != nil {
+		return nil, true, err
+	}
+	defer rc.Close()
+	dbuf := make([]byte, headSize)
+	n, err = io.ReadFull(rc, dbuf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, true, fmt.Errorf("zstd: %w", err)
+	}
+	return dbuf[:n], true, nil
+}
+
+// maxDocument bounds a whole-document transcript, which must be held in
+// memory to be read.
+const maxDocument = 512 << 20
+
+// readFile reads every session in one file.
+func readFile(ctx context.Context, in *input, emit emitFunc) error {
+	head, compressed, err := readHead(in.path)
+	if err != nil {
+		return err
+	}
+	in.head, in.zstd = head, compressed
+	if len(bytes.TrimSpace(head)) == 0 {
+		if len(head) == 0 {
+			return notTranscript("empty file")
+		}
+		return notTranscript("only white space")
+	}
+	name := filepath.Base(in.path)
+	for _, f := range rawFormats {
+		if f.sniff(name, head) {
+			return f.read(ctx, in, emit)
+		}
+	}
+	if looksBinary(head) {
+		return notTranscript("binary data")
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	trimmed = bytes.TrimPrefix(trimmed, []byte("\ufeff"))
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '{':
+		if first := firstLine(trimmed); first != nil {
+			v, err := in.parser().ParseBytes(first)
+			if err == nil && v.Type() == fastjson.TypeObject {
+				for _, f := range lineFormats {
+					if f.sniff(name, v) {
+						return f.read(ctx, in, emit)
+					}
+				}
+			}
+		}
+		return readDocument(ctx, in, name, emit)
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		return readDocument(ctx, in, name, emit)
+	}
+	return notTranscript("neither JSON nor a known text format")
+}
+
+func (in *input) parser() *fastjson.Parser {
+	if in.p == nil {
+		in.p = new(fastjson.Parser)
+	}
+	return in.p
+}
+
+// firstLine returns the first line of b when the line is complete (ends
+// within b), else nil.
+func firstLine(b []byte) []byte {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return nil
+	}
+	return bytes.TrimSpace(b[:i])
+}
+
+// readDocument parses a whole file as one JSON document and hands it to
+// the first document format that claims it.
+func readDocument(ctx context.Context, in *input, name string, emit emitFunc) error {
+	if in.size > maxDocument {
+		return notTranscript("a %d MiB JSON document is larger than lore reads whole (%d MiB)", in.size>>20, maxDocument>>20)
+	}
+	rc, err := in.open()
+	if err != nil {
+		return err
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, maxDocument+1))
+	rc.Close()
+	if err != nil {
+		return err
+	}
+	doc, err := in.parser().ParseBytes(data)
+	if err != nil {
+		// A JSON-lines file whose first line no format claimed, or a
+		// damaged document.
+		if first := firstLine(data); first != nil && fastjson.ValidateBytes(first) == nil {
+			return notTranscript("JSON lines of no known agent (first line has %s)", describeKeys(in.parser(), first))
+		}
+		return notTranscript("%v", jsonDamage(data))
+	}
+	for _, f := range docFormats {
+		if f.sniff(name, doc) {
+			return f.read(ctx, in, doc, emit)
+		}
+	}
+	return notTranscript("JSON of no known agent (%s)", describeValue(doc))
+}
+
+// describeKeys names the keys of a JSON object line for an error message.
+func describeKeys(p *fastjson.Parser, line []byte) string {
+	v, err := p.ParseBytes(line)
+	if err != nil {
+		return "invalid JSON"
+	}
+	return describeValue(v)
+}
+
+func describeValue(v *fastjson.Value) string {
+	switch v.Type() {
+	case fastjson.TypeObject:
+		var keys []string
+		v.GetObject().Visit(func(k []byte, _ *fastjson.Value) {
+			if len(keys) < 6 {
+				keys = append(keys, string(k))
+			}
+		})
+		if len(keys) == 0 {
+			return "an empty object"
+		}
+		return "keys " + strings.Join(keys, ", ")
+	case fastjson.TypeArray:
+		a := v.GetArray()
+		if len(a) == 0 {
+			return "an empty array"
+		}
+		return fmt.Sprintf("an array of %d, the first with %s", len(a), describeValue(a[0]))
+	}
+	return "a " + v.Type().String()
+}
+
+// looksBinary reports whether head holds bytes no text transcript has.
+func looksBinary(head []byte) bool {
+	n := len(head)
+	if n > 8192 {
+		n = 8192
+	}
+	for _, c := range head[:n] {
+		if c == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// matchDir returns the directory format that claims dir, or nil.
+func matchDir(dir string, names map[string]bool) *dirFormat {
+	for _, f := range dirFormats {
+		if f.match(dir, names) {
+			return f
+		}
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/valyala/fastjson"
+)
+
+// maxLine bounds one line of a line-oriented transcript. Claude Code and
+// Cline embed base64 images in single lines, so the bound is generous; a
+// longer line is skipped with a warning rather than read into memory.
+const maxLine = 64 << 20
+
+// lineReader yields the lines of a stream without allocating for lines
+// that fit its buffer. A line is valid until the next call to next.
+type lineReader struct {
+	r    *bufio.Reader
+	long []byte // accumulates lines longer than the buffer
+	n    int    // number of the line last returned, from 1
+	// skipped is set when the last line was longer than maxLine and was
+	// dropped; next returns an empty line for it.
+	skipped bool
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
+}
+
+// next returns the next line without its line ending, or io.EOF.
+func (lr *lineReader) next() ([]byte, error) {
+	if cap(lr.long) > 4<<20 {
+		lr.long = nil // do not hold a huge line's buffer for the rest of the file
+	}
+	lr.long = lr.long[:0]
+	lr.skipped = false
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			lr.n++
+			if len(lr.long) == 0 && !lr.skipped {
+				return trimEOL(chunk), nil
+			}
+			if lr.skipped {
+				return nil, nil
+			}
+			lr.long = append(lr.long, chunk...)
+			return trimEOL(lr.long), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if lr.skipped {
+				continue
+			}
+			if len(lr.long)+len(chunk) > maxLine {
+				lr.skipped = true
+				lr.long = lr.long[:0]
+				continue
+			}
+			lr.long = append(lr.long, chunk...)
+		case errors.Is(err, io.EOF):
+			if len(chunk) == 0 && len(lr.long) == 0 && !lr.skipped {
+				return nil, io.EOF
+			}
+			lr.n++
+			if lr.skipped {
+				return nil, nil
+			}
+			if len(lr.long) == 0 {
+				return trimEOL(chunk), nil
+			}
+			lr.long = append(lr.long, chunk...)
+			return trimEOL(lr.long), nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+// errLineTooLong is the warning for a line dropped by lineReader.
+var errLineTooLong = fmt.Errorf("line longer than %d MiB skipped", maxLine>>20)
+
+// eachJSONLine calls fn for each JSON object of a JSON-lines stream. Blank
+// lines are ignored. A line that holds two objects back to back (Claude Code
+// writes some) yields both. A line that is not JSON is reported to warn with
+// its line number, and reading goes on. fn's value is valid only during
+// the call.
+func eachJSONLine(r io.Reader, p *fastjson.Parser, warn func(line int, err error), fn func(line int, v *fastjson.Value) error) error {
+	lr := newLineReader(r)
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if lr.skipped {
+			warn(lr.n, errLineTooLong)
+			continue
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		v, perr := p.ParseBytes(line)
+		if perr == nil {
+			if err := fn(lr.n, v); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := eachConcatenated(line, p, fn, lr.n); err != nil {
+			warn(lr.n, err)
+		}
+	}
+}
+
+// eachConcatenated splits a line holding several JSON values written back to
+// back and calls fn for each. Values before a damaged one are kept.
+func eachConcatenated(line []byte, p *fastjson.Parser, fn func(int, *fastjson.Value) error, n int) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	count := 0
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err == io.EOF && count > 0 {
+				return nil
+			}
+			return damage(err)
+		}
+		v, err := p.ParseBytes(raw)
+		if err != nil {
+			return damage(err)
+		}
+		if err := fn(n, v); err != nil {
+			return err
+		}
+		count++
+	}
+}
+
+// jsonDamage says where data stops being valid JSON, without quoting it:
+// transcripts hold secrets, and fastjson's own errors quote the input.
+func jsonDamage(data []byte) error {
+	var v json.RawMessage
+	if err := json.Unmarshal(data, &v); err != nil {
+		return damage(err)
+	}
+	return errors.New("invalid JSON")
+}
+
+// damage turns a JSON syntax error into a short warning text.
+func damage(err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("truncated JSON")
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}
