@@ -243,6 +243,7 @@ func (r *claudeReader) assistant(v *fastjson.Value, side bool, t time.Time) {
 	msg := v.Get("message")
 	model := msg.GetStringBytes("model")
 	if v.GetBool("isApiErrorMessage") || string(model) == "<synthetic>" {
+		r.b.at(t)
 		if !side {
 			r.end = endAPIError
 		}
@@ -251,7 +252,7 @@ func (r *claudeReader) assistant(v *fastjson.Value, side bool, t time.Time) {
 		}
 		return
 	}
-	if len(model) > 0 && string(model) != r.model {
+	if len(model) > 0 && !side && string(model) != r.model {
 		r.model = string(model)
 	}
 	var key string

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -249,13 +250,10 @@ func readFile(ctx context.Context, in *input, emit emitFunc) error {
 	trimmed = bytes.TrimPrefix(trimmed, []byte("\ufeff"))
 	switch {
 	case len(trimmed) > 0 && trimmed[0] == '{':
-		if first := firstLine(trimmed); first != nil {
-			v, err := in.parser().ParseBytes(first)
-			if err == nil && v.Type() == fastjson.TypeObject {
-				for _, f := range lineFormats {
-					if f.sniff(name, v) {
-						return f.read(ctx, in, emit)
-					}
+		if v := in.firstObject(trimmed); v != nil {
+			for _, f := range lineFormats {
+				if f.sniff(name, v) {
+					return f.read(ctx, in, emit)
 				}
 			}
 		}
@@ -271,6 +269,60 @@ func (in *input) parser() *fastjson.Parser {
 		in.p = new(fastjson.Parser)
 	}
 	return in.p
+}
+
+// firstObject parses the first line of a file that starts with '{' (the
+// head with leading space trimmed), for line formats to sniff. The line
+// may be longer than the head (a base64 image) or hold two objects; nil
+// when it is no JSON object.
+func (in *input) firstObject(trimmed []byte) *fastjson.Value {
+	line := firstLine(trimmed)
+	switch {
+	case line != nil:
+	case int64(len(in.head)) < in.size || in.zstd:
+		line = in.readFirstLine()
+	default:
+		line = bytes.TrimSpace(trimmed) // a one-line file with no line end
+	}
+	if len(line) == 0 {
+		return nil
+	}
+	p := in.parser()
+	v, err := p.ParseBytes(line)
+	if err != nil {
+		// Two objects written on one line: sniff the first.
+		var first json.RawMessage
+		if json.NewDecoder(bytes.NewReader(line)).Decode(&first) != nil {
+			return nil
+		}
+		if v, err = p.ParseBytes(first); err != nil {
+			return nil
+		}
+	}
+	if v.Type() != fastjson.TypeObject {
+		return nil
+	}
+	return v
+}
+
+// readFirstLine reads the first non-blank line of the input whole (up to
+// maxLine).
+func (in *input) readFirstLine() []byte {
+	rc, err := in.open()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	lr := newLineReader(rc)
+	for {
+		line, err := lr.next()
+		if err != nil || lr.skipped {
+			return nil
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			return append([]byte(nil), line...)
+		}
+	}
 }
 
 // firstLine returns the first line of b when the line is complete (ends

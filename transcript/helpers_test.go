@@ -93,3 +93,26 @@ func checkInvariants(t testing.TB, s *lore.Session) {
 		t.Fatalf("bad outcome %q", s.Outcome)
 	}
 }
+
+// seedFiles adds the files matching pattern as fuzz seeds: under the
+// shared corpus folder sub when sub is set (and present), else relative
+// to the package. Seeds are cut to their first 32 KiB: the fuzzer
+// mutates small inputs far faster, and a cut file is damage worth trying.
+func seedFiles(f *testing.F, sub, pattern string) {
+	dir := "."
+	if sub != "" {
+		dir = filepath.Join("..", "..", "shared", "corpus", sub)
+		if _, err := os.Stat(dir); err != nil {
+			return
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, pattern))
+	for _, p := range files {
+		if data, err := os.ReadFile(p); err == nil {
+			if len(data) > 32<<10 {
+				data = data[:32<<10]
+			}
+			f.Add(data)
+		}
+	}
+}

@@ -40,43 +40,35 @@ func (lr *lineReader) next() ([]byte, error) {
 	lr.skipped = false
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
-		switch {
-		case err == nil:
-			lr.n++
-			if len(lr.long) == 0 && !lr.skipped {
-				return trimEOL(chunk), nil
-			}
-			if lr.skipped {
-				return nil, nil
-			}
-			lr.long = append(lr.long, chunk...)
-			return trimEOL(lr.long), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			if lr.skipped {
-				continue
-			}
-			if len(lr.long)+len(chunk) > maxLine {
-				lr.skipped = true
-				lr.long = lr.long[:0]
-				continue
-			}
-			lr.long = append(lr.long, chunk...)
-		case errors.Is(err, io.EOF):
-			if len(chunk) == 0 && len(lr.long) == 0 && !lr.skipped {
-				return nil, io.EOF
-			}
-			lr.n++
-			if lr.skipped {
-				return nil, nil
-			}
-			if len(lr.long) == 0 {
-				return trimEOL(chunk), nil
-			}
-			lr.long = append(lr.long, chunk...)
-			return trimEOL(lr.long), nil
-		default:
+		full := errors.Is(err, bufio.ErrBufferFull)
+		eof := errors.Is(err, io.EOF)
+		if err != nil && !full && !eof {
 			return nil, err
 		}
+		if eof && len(chunk) == 0 && len(lr.long) == 0 && !lr.skipped {
+			return nil, io.EOF
+		}
+		if !lr.skipped {
+			switch {
+			case len(lr.long)+len(chunk) > maxLine:
+				lr.skipped = true
+				lr.long = lr.long[:0]
+			case full || len(lr.long) > 0:
+				// chunk is only valid until the next read: keep a copy.
+				lr.long = append(lr.long, chunk...)
+			}
+		}
+		if full {
+			continue
+		}
+		lr.n++
+		switch {
+		case lr.skipped:
+			return nil, nil
+		case len(lr.long) > 0:
+			return trimEOL(lr.long), nil
+		}
+		return trimEOL(chunk), nil
 	}
 }
 

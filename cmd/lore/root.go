@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore/internal/iostreams"
+)
+
+// Exit codes, documented in lore --help.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError is a wrong flag or argument; lore exits 2 for it.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// silentError ends a command with exit status 1 when everything worth
+// saying has been said already.
+var errSilent = errors.New("")
+
+// run runs lore with args and returns the exit code.
+func run(ctx context.Context, io *iostreams.IOStreams, args []string) int {
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if !errors.Is(err, errSilent) {
+		fmt.Fprintf(io.ErrOut, "lore: %v\n", err)
+	}
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintln(io.ErrOut, "Run 'lore --help' for usage.")
+		return exitUsage
+	}
+	if ctx.Err() != nil {
+		return 130
+	}
+	return exitFailure
+}
+
+// isCobraUsage recognises cobra's own errors for unknown commands, which
+// it does not route through the flag error function.
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "unknown command") || strings.HasPrefix(s, "unknown shorthand flag") ||
+		strings.Contains(s, "accepts ") && strings.Contains(s, " arg(s), received ")
+}
+
+func newRootCmd(io *iostreams.IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "lore",
+		Short: "Turn what coding agents learn into knowledge for their next session",
+		Long: `lore reads the transcripts coding agents leave behind (Claude Code, Codex CLI,
+Gemini CLI, Aider, OpenHands, SWE-agent, mini-swe-agent, Cline, Roo Code, Goose,
+Hermes, plain OpenAI chat lists) and finds them where each agent writes them.
+
+Exit codes: 0 ok, 1 failure, 2 usage error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		CompletionOptions: cobra.CompletionOptions{
+			HiddenDefaultCmd: true,
+		},
+	}
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newVersionCmd(io),
+		newSessionsCmd(io, nil),
+		newSampleCmd(io, nil),
+	)
+	return root
+}
+
+// exactArgs, maxArgs and rangeArgs are cobra's argument checks with
+// usage errors that exit 2.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/sample"
+	"github.com/lorehq/lore/transcript"
+)
+
+type sampleOptions struct {
+	IO         *iostreams.IOStreams
+	Env        transcript.Env
+	Paths      []string
+	Count      int
+	TopPercent float64
+	MinScore   int
+	Format     string
+	JSON       bool
+	Output     string
+	Now        time.Time // zero: the current time
+	filterOptions
+}
+
+func newSampleCmd(ios *iostreams.IOStreams, runF func(context.Context, *sampleOptions) error) *cobra.Command {
+	opts := &sampleOptions{IO: ios, Env: transcript.HostEnv()}
+	cmd := &cobra.Command{
+		Use:   "sample [PATH...]",
+		Short: "Pick the sessions most worth harvesting",
+		Long: `Score sessions by how much harvesting them is likely to yield, and print the
+best first. With no PATH, the agents' default locations are read.
+
+Score (16 at most), the sum of:
+  recency      last active within 7 days 3, within 30 days 2, older 1
+  length       more than 50 messages 3, more than 20 2, else 1
+  repo_unique  the oldest session of each repository 5, others 1
+  outcome      failure 3, success 2, aborted or unknown 1
+  tool_calls   more than 10 tool calls 2, else 0
+Ties go to the more recently active session, then to the smaller id.
+
+--format json (or --json) prints an array of {path, id, agent, score, breakdown,
+messages, repos, is_failure}; --format paths prints one transcript path a line,
+ready for xargs.`,
+		Example: `  lore sample --count 20
+  lore sample ~/.claude/projects --top-percent 10 --format paths
+  lore sample --repo owner/name --since 2026-01-01 --json --output sample.json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if opts.JSON {
+				if cmd.Flags().Changed("format") && opts.Format != "json" {
+					return usagef("--json and --format %s disagree", opts.Format)
+				}
+				opts.Format = "json"
+			}
+			switch opts.Format {
+			case "table", "json", "paths":
+			default:
+				return usagef("--format %q: want table, json or paths", opts.Format)
+			}
+			if opts.Count < 0 {
+				return usagef("--count must not be negative")
+			}
+			if opts.TopPercent < 0 || opts.TopPercent > 100 {
+				return usagef("--top-percent must be between 0 and 100")
+			}
+			if err := opts.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sampleRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&opts.Count, "count", "n", 100, "how many sessions to pick (0: all)")
+	f.Float64Var(&opts.TopPercent, "top-percent", 0, "pick the best `P` percent instead of --count")
+	f.IntVar(&opts.MinScore, "min-score", 0, "drop sessions scoring below this")
+	f.StringVar(&opts.Format, "format", "table", "output format: table, json or paths")
+	f.BoolVar(&opts.JSON, "json", false, "same as --format json")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of standard output")
+	opts.addFlags(cmd)
+	return cmd
+}
+
+// sampleJSON is one element of lore sample --json.
+type sampleJSON struct {
+	Path      string           `json:"path"`
+	ID        string           `json:"id"`
+	Agent     string           `json:"agent"`
+	Score     int              `json:"score"`
+	Breakdown sample.Breakdown `json:"breakdown"`
+	Messages  int              `json:"messages"`
+	Repos     []string         `json:"repos"`
+	IsFailure bool             `json:"is_failure"`
+}
+
+func sampleRun(ctx context.Context, opts *sampleOptions) error {
+	sc, err := findSessions(ctx, scanOptions{IO: opts.IO, Env: opts.Env, Paths: opts.Paths})
+	if err != nil {
+		return err
+	}
+	if len(sc.Sessions) == 0 {
+		if len(opts.Paths) > 0 {
+			return fmt.Errorf("no session could be read in %v", opts.Paths)
+		}
+		explainEmpty(opts.IO.ErrOut, sc)
+	}
+	pool := sc.Sessions[:0:0]
+	for _, s := range sc.Sessions {
+		if opts.keep(s) {
+			pool = append(pool, s)
+		}
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	picked := sample.Select(sample.Score(pool, now), sample.Selection{
+		Count: opts.Count, TopPercent: opts.TopPercent, MinScore: opts.MinScore,
+	})
+
+	var out io.Writer = opts.IO.Out
+	if opts.Output != "" {
+		f, err := os.OpenFile(opts.Output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return fmt.Errorf("open output: %w", err)
+		}
+		defer f.Close()
+		out = f
+	}
+	w := bufio.NewWriter(out)
+	switch opts.Format {
+	case "json":
+		list := make([]sampleJSON, 0, len(picked))
+		for _, p := range picked {
+			s := p.Session
+			repos := []string{}
+			if s.Repo != "" {
+				repos = append(repos, s.Repo)
+			}
+			list = append(list, sampleJSON{
+				Path: s.Path, ID: s.ID, Agent: s.Agent, Score: p.Score, Breakdown: p.Breakdown,
+				Messages: s.MessageCount(), Repos: repos, IsFailure: s.Outcome == "failure",
+			})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(list); err != nil {
+			return err
+		}
+	case "paths":
+		for _, p := range picked {
+			fmt.Fprintln(w, p.Session.Path)
+		}
+	default:
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SCORE\tREC\tLEN\tUNIQ\tOUT\tTOOLS\tMSGS\tAGENT\tREPO\tID")
+		for _, p := range picked {
+			s, b := p.Session, p.Breakdown
+			repo := s.Repo
+			if repo == "" {
+				repo = "-"
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", p.Score, b.Recency, b.Length, b.RepoUnique,
+				b.Outcome, b.ToolCalls, s.MessageCount(), s.Agent, repo, s.ID)
+		}
+		tw.Flush()
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if opts.Output != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "wrote %d of %d sessions to %s\n", len(picked), len(pool), opts.Output)
+	}
+	return nil
+}

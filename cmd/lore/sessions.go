@@ -1,0 +1,323 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/transcript"
+)
+
+type sessionsOptions struct {
+	IO    *iostreams.IOStreams
+	Env   transcript.Env
+	Paths []string
+	JSON  bool
+	filterOptions
+}
+
+// filterOptions narrow a list of sessions; sessions and sample share them.
+type filterOptions struct {
+	Agent string
+	Repo  string
+	Since string // YYYY-MM-DD
+	since time.Time
+}
+
+func (f *filterOptions) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.Agent, "agent", "", "only sessions of this agent ("+strings.Join(lore.Agents, ", ")+")")
+	cmd.Flags().StringVar(&f.Repo, "repo", "", "only sessions of this repository (owner/name, or name)")
+	cmd.Flags().StringVar(&f.Since, "since", "", "only sessions active on or after this day (YYYY-MM-DD, local time)")
+}
+
+// check validates the filter flags.
+func (f *filterOptions) check() error {
+	if f.Agent != "" && !slices.Contains(lore.Agents, f.Agent) {
+		return usagef("unknown agent %q; known agents: %s", f.Agent, strings.Join(lore.Agents, ", "))
+	}
+	if f.Since != "" {
+		t, err := time.ParseInLocation("2006-01-02", f.Since, time.Local)
+		if err != nil {
+			return usagef("--since %q: want a day as YYYY-MM-DD", f.Since)
+		}
+		f.since = t
+	}
+	return nil
+}
+
+// keep reports whether s passes the filters.
+func (f *filterOptions) keep(s *lore.Session) bool {
+	if f.Agent != "" && s.Agent != f.Agent {
+		return false
+	}
+	if f.Repo != "" && !repoMatches(s.Repo, f.Repo) {
+		return false
+	}
+	if !f.since.IsZero() && lastActive(s).Before(f.since) {
+		return false
+	}
+	return true
+}
+
+// repoMatches compares repositories case-insensitively; a bare name
+// matches any owner.
+func repoMatches(repo, want string) bool {
+	if strings.EqualFold(repo, want) {
+		return true
+	}
+	if !strings.Contains(want, "/") {
+		_, name, ok := strings.Cut(repo, "/")
+		return ok && strings.EqualFold(name, want)
+	}
+	return false
+}
+
+// lastActive is when a session was last seen active: its end, else its
+// start.
+func lastActive(s *lore.Session) time.Time {
+	if !s.EndedAt.IsZero() {
+		return s.EndedAt
+	}
+	return s.StartedAt
+}
+
+func newSessionsCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsOptions) error) *cobra.Command {
+	opts := &sessionsOptions{IO: ios, Env: transcript.HostEnv()}
+	cmd := &cobra.Command{
+		Use:   "sessions [PATH...]",
+		Short: "List agent sessions found in transcripts",
+		Long: `List agent sessions. With no PATH, lore looks where each agent writes its
+transcripts (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, ~/.hermes, …,
+honouring CLAUDE_CONFIG_DIR, CODEX_HOME, HERMES_HOME and the like). A PATH is a
+transcript file or a folder, which is walked.
+
+A session found in several files is listed once, from the file holding most of it.
+Files that are not transcripts are reported on stderr and skipped.
+
+With --json, each session is one JSON object on its own line, with the fields
+id, agent, path, repo, cwd, branch, model, started_at, ended_at, messages,
+user_messages, assistant_messages, tool_calls, tool_errors, input_tokens,
+output_tokens, cache_read_tokens, cache_write_tokens, outcome, warnings.
+
+Exit status 1 only when PATHs were given and no session could be read in them.`,
+		Example: `  lore sessions
+  lore sessions ~/.claude/projects --json
+  lore sessions --agent codex --since 2026-01-01
+  lore sessions show claude-code:1af7fc5e`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if err := opts.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return sessionsRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON object per session per line")
+	opts.addFlags(cmd)
+	cmd.AddCommand(newSessionsShowCmd(ios, nil))
+	return cmd
+}
+
+// scanOptions say where to look and how to report.
+type scanOptions struct {
+	IO       *iostreams.IOStreams
+	Env      transcript.Env
+	Paths    []string // none: the agents' default locations
+	Messages bool
+}
+
+// scanned is what findSessions found, and where it looked.
+type scanned struct {
+	*transcript.Result
+	roots []transcript.Root // default locations, when no path was given
+}
+
+// findSessions reads the sessions under the given paths or, with none,
+// under every agent's default location, with a progress bar on a
+// terminal. Problems are printed on stderr as "PATH: why".
+func findSessions(ctx context.Context, o scanOptions) (*scanned, error) {
+	paths := o.Paths
+	var roots []transcript.Root
+	if len(paths) == 0 {
+		roots = transcript.DefaultRoots(o.Env)
+		for _, r := range roots {
+			if r.Exists {
+				paths = append(paths, r.Path)
+			}
+		}
+	}
+	bar := newByteProgress(o.IO, "reading transcripts")
+	res, err := transcript.Scan(ctx, paths, transcript.Options{Messages: o.Messages, Progress: bar.update})
+	bar.stop()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range res.Problems {
+		fmt.Fprintln(o.IO.ErrOut, p.String())
+	}
+	return &scanned{Result: res, roots: roots}, nil
+}
+
+// explainEmpty tells a user with no sessions where lore looked.
+func explainEmpty(w io.Writer, sc *scanned) {
+	if len(sc.roots) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "No agent sessions found. lore looked in:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, r := range sc.roots {
+		state := "not there"
+		if r.Exists {
+			state = "no transcripts"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t(%s, %s)\n", r.Agent, r.Path, r.Source, state)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "Give a transcript file or folder to read another place: lore sessions PATH")
+}
+
+func sessionsRun(ctx context.Context, opts *sessionsOptions) error {
+	start := time.Now()
+	sc, err := findSessions(ctx, scanOptions{IO: opts.IO, Env: opts.Env, Paths: opts.Paths})
+	if err != nil {
+		return err
+	}
+	if len(sc.Sessions) == 0 {
+		if len(opts.Paths) > 0 {
+			return fmt.Errorf("no session could be read in %s", strings.Join(opts.Paths, ", "))
+		}
+		explainEmpty(opts.IO.ErrOut, sc)
+		return nil
+	}
+	var list []*lore.Session
+	for _, s := range sc.Sessions {
+		if opts.keep(s) {
+			list = append(list, s)
+		}
+	}
+	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	if opts.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for _, s := range list {
+			if err := enc.Encode(summaryJSON(s)); err != nil {
+				return err
+			}
+		}
+	} else {
+		writeSessionTable(w, opts.IO, list)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if opts.IO.IsStderrTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "%d sessions from %d inputs (%s) in %s\n",
+			len(list), sc.Inputs, humanBytes(sc.Bytes), time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// sessionJSON is one line of lore sessions --json; its fields are a
+// contract.
+type sessionJSON struct {
+	ID                string  `json:"id"`
+	Agent             string  `json:"agent"`
+	Path              string  `json:"path"`
+	Repo              string  `json:"repo"`
+	Cwd               string  `json:"cwd"`
+	Branch            string  `json:"branch"`
+	Model             string  `json:"model"`
+	StartedAt         *string `json:"started_at"`
+	EndedAt           *string `json:"ended_at"`
+	Messages          int     `json:"messages"`
+	UserMessages      int     `json:"user_messages"`
+	AssistantMessages int     `json:"assistant_messages"`
+	ToolCalls         int     `json:"tool_calls"`
+	ToolErrors        int     `json:"tool_errors"`
+	InputTokens       int64   `json:"input_tokens"`
+	OutputTokens      int64   `json:"output_tokens"`
+	CacheReadTokens   int64   `json:"cache_read_tokens"`
+	CacheWriteTokens  int64   `json:"cache_write_tokens"`
+	Outcome           string  `json:"outcome"`
+	Warnings          int     `json:"warnings"`
+}
+
+func summaryJSON(s *lore.Session) sessionJSON {
+	return sessionJSON{
+		ID: s.ID, Agent: s.Agent, Path: s.Path, Repo: s.Repo, Cwd: s.Cwd, Branch: s.Branch, Model: s.Model,
+		StartedAt: jsonTime(s.StartedAt), EndedAt: jsonTime(s.EndedAt),
+		Messages: s.MessageCount(), UserMessages: s.UserMessages, AssistantMessages: s.AssistantMessages,
+		ToolCalls: s.ToolCalls, ToolErrors: s.ToolErrors,
+		InputTokens: s.Usage.InputTokens, OutputTokens: s.Usage.OutputTokens,
+		CacheReadTokens: s.Usage.CacheReadTokens, CacheWriteTokens: s.Usage.CacheWriteTokens,
+		Outcome: string(s.Outcome), Warnings: s.Warnings,
+	}
+}
+
+// jsonTime is RFC 3339 in UTC with milliseconds, or null.
+func jsonTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	return &s
+}
+
+func writeSessionTable(w io.Writer, ios *iostreams.IOStreams, list []*lore.Session) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STARTED\tAGENT\tREPO\tMSGS\tTOOLS\tERRS\tOUTCOME\tID")
+	repoWidth := 0
+	if ios.IsStdoutTTY() {
+		repoWidth = 32
+	}
+	for _, s := range list {
+		started := "-"
+		if !s.StartedAt.IsZero() {
+			started = s.StartedAt.Local().Format("2006-01-02 15:04")
+		}
+		repo := s.Repo
+		if repo == "" {
+			repo = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", started, s.Agent, truncate(repo, repoWidth),
+			s.MessageCount(), s.ToolCalls, s.ToolErrors, s.Outcome, s.ID)
+	}
+	tw.Flush()
+}
+
+// truncate shortens s to n runes with an ellipsis; n ≤ 0 keeps it whole.
+func truncate(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

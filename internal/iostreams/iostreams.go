@@ -1,0 +1,66 @@
+// Package iostreams carries lore's terminal input and output, and knows
+// whether each stream is a terminal: progress and colour only on a TTY,
+// plain text for pipes and files.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams is where a command reads and writes.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	outTTY bool
+	errTTY bool
+	color  bool
+	width  int
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	s.outTTY = term.IsTerminal(int(os.Stdout.Fd()))
+	s.errTTY = term.IsTerminal(int(os.Stderr.Fd()))
+	_, noColor := os.LookupEnv("NO_COLOR")
+	s.color = s.outTTY && !noColor && os.Getenv("TERM") != "dumb"
+	if s.outTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+			s.width = w
+		}
+	}
+	return s
+}
+
+// Test returns streams backed by buffers, none of them a terminal.
+func Test() (s *IOStreams, in, out, errOut *bytes.Buffer) {
+	in, out, errOut = new(bytes.Buffer), new(bytes.Buffer), new(bytes.Buffer)
+	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+}
+
+// IsStdoutTTY reports whether output goes to a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
+
+// IsStderrTTY reports whether errors and progress go to a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
+
+// SetTTY marks the streams as terminals or not (for tests).
+func (s *IOStreams) SetTTY(out, err bool) { s.outTTY, s.errTTY = out, err }
+
+// ColorEnabled reports whether output may carry colour: a terminal, and
+// NO_COLOR unset.
+func (s *IOStreams) ColorEnabled() bool { return s.color }
+
+// TerminalWidth is the output terminal's width, 120 when unknown.
+func (s *IOStreams) TerminalWidth() int {
+	if s.width > 0 {
+		return s.width
+	}
+	return 120
+}
