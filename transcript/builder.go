@@ -109,9 +109,15 @@ func (b *builder) addKeyed(key string, m lore.Message) {
 		b.add(m)
 		return
 	}
+	b.merge(i, m)
+}
+
+// merge adds the content of m, a further part of a streamed response,
+// to the kept message at index i, and counts its tool calls.
+func (b *builder) merge(i int, m lore.Message) {
 	b.count(&m)
 	b.at(m.Time)
-	if !b.keep {
+	if !b.keep || i < 0 || i >= len(b.s.Messages) {
 		return
 	}
 	prev := &b.s.Messages[i]
@@ -138,6 +144,27 @@ func (b *builder) count(m *lore.Message) {
 			b.fail(r.CallID)
 		}
 	}
+}
+
+// callBytes is call for an id still in the parser's buffer: a known id
+// costs no allocation.
+func (b *builder) callBytes(id []byte) bool {
+	if len(id) > 0 {
+		if _, dup := b.calls[string(id)]; dup {
+			return false
+		}
+	}
+	return b.call(string(id))
+}
+
+// failBytes is fail for an id still in the parser's buffer.
+func (b *builder) failBytes(id []byte) {
+	if len(id) > 0 {
+		if _, dup := b.failed[string(id)]; dup {
+			return
+		}
+	}
+	b.fail(string(id))
 }
 
 // call registers a tool call id and reports whether it is new. Calls

@@ -71,11 +71,17 @@ const (
 )
 
 type claudeReader struct {
-	b     *builder
-	in    *input
-	usage map[string]lore.Usage // response key → usage of its last line
-	// nokey sums the usage of responses without a message id.
-	nokey lore.Usage
+	b  *builder
+	in *input
+	// responses holds one entry per model response; byKey finds a
+	// response by message id and request id. The lines of a response are
+	// nearly always consecutive, so the last key is checked first, without
+	// a map lookup.
+	responses []claudeResponse
+	byKey     map[string]int
+	lastKey   []byte
+	last      int
+	keyBuf    []byte
 
 	sessionID string
 	branch    string
@@ -84,7 +90,7 @@ type claudeReader struct {
 }
 
 func readClaude(ctx context.Context, in *input, emit emitFunc) error {
-	r := &claudeReader{b: in.builder(lore.AgentClaudeCode), in: in, usage: make(map[string]lore.Usage)}
+	r := &claudeReader{b: in.builder(lore.AgentClaudeCode), in: in, byKey: make(map[string]int), last: -1}
 	rc, err := in.open()
 	if err != nil {
 		return err
@@ -156,7 +162,7 @@ func (r *claudeReader) line(v *fastjson.Value, sidechain bool) {
 			r.branch = string(br)
 		}
 	}
-	t := parseTime(string(v.GetStringBytes("timestamp")))
+	t := timeOf(v, "timestamp")
 	switch string(typ) {
 	case "user":
 		r.user(v, side, t)
@@ -171,9 +177,11 @@ func (r *claudeReader) user(v *fastjson.Value, side bool, t time.Time) {
 	content := v.Get("message", "content")
 	keep := r.b.keep
 	var (
-		results []lore.ToolResult
-		text    string
-		hasText bool
+		results  []lore.ToolResult
+		nResults int
+		failed   bool
+		text     string
+		hasText  bool
 	)
 	switch {
 	case content == nil:
@@ -186,14 +194,20 @@ func (r *claudeReader) user(v *fastjson.Value, side bool, t time.Time) {
 		for _, blk := range content.GetArray() {
 			switch string(blk.GetStringBytes("type")) {
 			case "tool_result":
-				res := lore.ToolResult{
+				nResults++
+				isErr := blk.GetBool("is_error")
+				failed = failed || isErr
+				if !keep {
+					if isErr {
+						r.b.failBytes(blk.GetStringBytes("tool_use_id"))
+					}
+					continue
+				}
+				results = append(results, lore.ToolResult{
 					CallID:  string(blk.GetStringBytes("tool_use_id")),
-					IsError: blk.GetBool("is_error"),
-				}
-				if keep {
-					res.Output = contentText(blk.Get("content"))
-				}
-				results = append(results, res)
+					IsError: isErr,
+					Output:  contentText(blk.Get("content")),
+				})
 			case "text":
 				hasText = true
 				text = joinText(text, string(blk.GetStringBytes("text")))
@@ -205,14 +219,16 @@ func (r *claudeReader) user(v *fastjson.Value, side bool, t time.Time) {
 			}
 		}
 	}
-	if len(results) > 0 {
-		r.b.add(lore.Message{Role: lore.RoleTool, Time: t, ToolResults: results, Sidechain: side})
+	if nResults > 0 {
+		if keep {
+			r.b.add(lore.Message{Role: lore.RoleTool, Time: t, ToolResults: results, Sidechain: side})
+		} else {
+			r.b.at(t)
+		}
 		if !side {
 			r.end = endToolResult
-			for _, res := range results {
-				if res.IsError {
-					r.end = endToolError
-				}
+			if failed {
+				r.end = endToolError
 			}
 		}
 	}
@@ -255,30 +271,29 @@ func (r *claudeReader) assistant(v *fastjson.Value, side bool, t time.Time) {
 	if len(model) > 0 && !side && string(model) != r.model {
 		r.model = string(model)
 	}
-	var key string
-	if id := msg.GetStringBytes("id"); len(id) > 0 {
-		key = string(id) + "\x00" + string(v.GetStringBytes("requestId"))
-	}
+	resp, first := r.response(msg.GetStringBytes("id"), v.GetStringBytes("requestId"))
 	if u := msg.Get("usage"); u != nil {
-		usage := lore.Usage{
+		resp.usage = lore.Usage{
 			InputTokens:      integer(u, "input_tokens"),
 			OutputTokens:     integer(u, "output_tokens"),
 			CacheReadTokens:  integer(u, "cache_read_input_tokens"),
 			CacheWriteTokens: integer(u, "cache_creation_input_tokens"),
 		}
-		if key == "" {
-			r.nokey.Add(usage)
-		} else {
-			r.usage[key] = usage
-		}
 	}
 	keep := r.b.keep
-	m := lore.Message{Role: lore.RoleAssistant, Time: t, Sidechain: side}
+	var m lore.Message
 	if keep {
-		m.Model = string(model)
+		m = lore.Message{Role: lore.RoleAssistant, Time: t, Sidechain: side, Model: string(model)}
 	}
-	hasText := false
-	for _, blk := range msg.GetArray("content") {
+	hasText, hasCall := false, false
+	content := msg.Get("content")
+	if content != nil && content.Type() == fastjson.TypeString {
+		hasText = true
+		if keep {
+			m.Text = string(content.GetStringBytes())
+		}
+	}
+	for _, blk := range content.GetArray() {
 		switch string(blk.GetStringBytes("type")) {
 		case "text":
 			hasText = true
@@ -290,29 +305,69 @@ func (r *claudeReader) assistant(v *fastjson.Value, side bool, t time.Time) {
 				m.Thinking = joinText(m.Thinking, string(blk.GetStringBytes("thinking")))
 			}
 		case "tool_use", "server_tool_use":
-			c := lore.ToolCall{ID: string(blk.GetStringBytes("id"))}
-			if keep {
-				c.Name = string(blk.GetStringBytes("name"))
-				c.Input = raw(blk, "input")
+			hasCall = true
+			if !keep {
+				r.b.callBytes(blk.GetStringBytes("id"))
+				continue
 			}
-			m.ToolCalls = append(m.ToolCalls, c)
-		}
-	}
-	if content := msg.Get("content"); content != nil && content.Type() == fastjson.TypeString {
-		hasText = true
-		if keep {
-			m.Text = string(content.GetStringBytes())
+			m.ToolCalls = append(m.ToolCalls, lore.ToolCall{
+				ID:    string(blk.GetStringBytes("id")),
+				Name:  string(blk.GetStringBytes("name")),
+				Input: raw(blk, "input"),
+			})
 		}
 	}
 	if !side {
 		switch {
-		case len(m.ToolCalls) > 0:
+		case hasCall:
 			r.end = endToolUse
 		case hasText:
 			r.end = endAssistantText
 		}
 	}
-	r.b.addKeyed(key, m)
+	switch {
+	case keep && first:
+		resp.msg = len(r.b.s.Messages)
+		r.b.add(m)
+	case keep:
+		r.b.merge(resp.msg, m)
+	default:
+		if first && !side {
+			r.b.s.AssistantMessages++
+		}
+		r.b.at(t)
+	}
+}
+
+// claudeResponse is one model response, however many lines it spans.
+type claudeResponse struct {
+	usage lore.Usage // of its last line
+	msg   int        // index of its message, when messages are kept
+}
+
+// response finds the response a line belongs to by its message id and
+// request id, and reports whether the line is the response's first. A
+// line without a message id is a response of its own.
+func (r *claudeReader) response(id, req []byte) (*claudeResponse, bool) {
+	if len(id) == 0 {
+		r.responses = append(r.responses, claudeResponse{})
+		r.last = -1
+		return &r.responses[len(r.responses)-1], true
+	}
+	r.keyBuf = append(append(append(r.keyBuf[:0], id...), 0), req...)
+	key := r.keyBuf
+	if r.last >= 0 && string(key) == string(r.lastKey) {
+		return &r.responses[r.last], false
+	}
+	r.lastKey = append(r.lastKey[:0], key...)
+	if i, ok := r.byKey[string(key)]; ok {
+		r.last = i
+		return &r.responses[i], false
+	}
+	r.responses = append(r.responses, claudeResponse{})
+	r.last = len(r.responses) - 1
+	r.byKey[string(key)] = r.last
+	return &r.responses[r.last], true
 }
 
 func (r *claudeReader) system(v *fastjson.Value, side bool, t time.Time) {
@@ -331,10 +386,9 @@ func (r *claudeReader) system(v *fastjson.Value, side bool, t time.Time) {
 
 func (r *claudeReader) finish() *lore.Session {
 	s := r.b.s
-	for _, u := range r.usage {
-		s.Usage.Add(u)
+	for _, resp := range r.responses {
+		s.Usage.Add(resp.usage)
 	}
-	s.Usage.Add(r.nokey)
 	s.Branch = r.branch
 	s.Model = r.model
 	switch r.end {

@@ -135,7 +135,8 @@ type input struct {
 	// head is the first bytes of the file (decompressed).
 	head []byte
 	// zstd is set when the file is zstd-compressed.
-	zstd bool
+	zstd    bool
+	headBuf []byte // reused between inputs
 }
 
 // open opens the input's file, decompressing it when needed.
@@ -191,33 +192,38 @@ const headSize = 64 << 10
 
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
-// readHead reads the first bytes of a file, decompressing zstd.
-func readHead(path string) (head []byte, compressed bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, err
+// readHead reads the first bytes of the input's file into in.head,
+// decompressing zstd, and reuses the buffer across inputs.
+func (in *input) readHead() error {
+	if cap(in.headBuf) < headSize {
+		in.headBuf = make([]byte, headSize)
 	}
-	defer f.Close()
-	buf := make([]byte, headSize)
+	buf := in.headBuf[:headSize]
+	f, err := os.Open(in.path)
+	if err != nil {
+		return err
+	}
 	n, err := io.ReadFull(f, buf)
+	f.Close()
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, false, err
+		return err
 	}
-	buf = buf[:n]
-	if !bytes.HasPrefix(buf, zstdMagic) {
-		return buf, false, nil
+	in.head, in.zstd = buf[:n], false
+	if !bytes.HasPrefix(in.head, zstdMagic) {
+		return nil
 	}
-	rc, err := openFile(path, true)
+	in.zstd = true
+	rc, err := openFile(in.path, true)
 	if err != nil {
-		return nil, true, err
+		return err
 	}
 	defer rc.Close()
-	dbuf := make([]byte, headSize)
-	n, err = io.ReadFull(rc, dbuf)
+	n, err = io.ReadFull(rc, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, true, fmt.Errorf("zstd: %w", err)
+		return fmt.Errorf("zstd: %w", err)
 	}
-	return dbuf[:n], true, nil
+	in.head = buf[:n]
+	return nil
 }
 
 // maxDocument bounds a whole-document transcript, which must be held in
@@ -226,11 +232,10 @@ const maxDocument = 512 << 20
 
 // readFile reads every session in one file.
 func readFile(ctx context.Context, in *input, emit emitFunc) error {
-	head, compressed, err := readHead(in.path)
-	if err != nil {
+	if err := in.readHead(); err != nil {
 		return err
 	}
-	in.head, in.zstd = head, compressed
+	head := in.head
 	if len(bytes.TrimSpace(head)) == 0 {
 		if len(head) == 0 {
 			return notTranscript("empty file")
@@ -314,6 +319,7 @@ func (in *input) readFirstLine() []byte {
 	}
 	defer rc.Close()
 	lr := newLineReader(rc)
+	defer lr.release()
 	for {
 		line, err := lr.next()
 		if err != nil || lr.skipped {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/valyala/fastjson"
 )
@@ -27,8 +28,24 @@ type lineReader struct {
 	skipped bool
 }
 
+// readerPool recycles the 1 MiB read buffers: a scan reads thousands of
+// files, and zeroing a fresh buffer for each costs more than parsing a
+// small one.
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<<20) }}
+
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &lineReader{r: br}
+}
+
+// release returns the read buffer for reuse; lr must not be used after.
+func (lr *lineReader) release() {
+	if lr.r != nil {
+		lr.r.Reset(nil)
+		readerPool.Put(lr.r)
+		lr.r = nil
+	}
 }
 
 // next returns the next line without its line ending, or io.EOF.
@@ -92,6 +109,7 @@ var errLineTooLong = fmt.Errorf("line longer than %d MiB skipped", maxLine>>20)
 // the call.
 func eachJSONLine(r io.Reader, p *fastjson.Parser, warn func(line int, err error), fn func(line int, v *fastjson.Value) error) error {
 	lr := newLineReader(r)
+	defer lr.release()
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
