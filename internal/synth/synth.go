@@ -208,7 +208,7 @@ func (g *generator) claude(dir string, i int, target int64) (int64, int, error) 
 			a = env("assistant", side)
 			a["requestId"] = req
 			a["message"] = obj{"model": "claude-sonnet-4-5-20250929", "id": msgID, "type": "message", "role": "assistant",
-				"content": []obj{{"type": "tool_use", "id": callID, "name": "Bash", "input": obj{"command": "go test ./... -run " + g.id("Test", 8), "description": g.text(30)}}},
+				"content":     []obj{{"type": "tool_use", "id": callID, "name": "Bash", "input": obj{"command": "go test ./... -run " + g.id("Test", 8), "description": g.text(30)}}},
 				"stop_reason": "tool_use", "usage": usage2}
 			f.line(a)
 			r := env("user", side)
