@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/transcript"
 )
 
 // Exit codes, documented in lore --help.
@@ -31,6 +32,9 @@ func usagef(format string, args ...any) error {
 // silentError ends a command with exit status 1 when everything worth
 // saying has been said already.
 var errSilent = errors.New("")
+
+// hostEnv is what discovery reads of the machine; tests replace it.
+var hostEnv = transcript.HostEnv
 
 // run runs lore with args and returns the exit code.
 func run(ctx context.Context, io *iostreams.IOStreams, args []string) int {

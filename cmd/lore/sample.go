@@ -32,7 +32,7 @@ type sampleOptions struct {
 }
 
 func newSampleCmd(ios *iostreams.IOStreams, runF func(context.Context, *sampleOptions) error) *cobra.Command {
-	opts := &sampleOptions{IO: ios, Env: transcript.HostEnv()}
+	opts := &sampleOptions{IO: ios, Env: hostEnv()}
 	cmd := &cobra.Command{
 		Use:   "sample [PATH...]",
 		Short: "Pick the sessions most worth harvesting",

@@ -92,7 +92,7 @@ func lastActive(s *lore.Session) time.Time {
 }
 
 func newSessionsCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsOptions) error) *cobra.Command {
-	opts := &sessionsOptions{IO: ios, Env: transcript.HostEnv()}
+	opts := &sessionsOptions{IO: ios, Env: hostEnv()}
 	cmd := &cobra.Command{
 		Use:   "sessions [PATH...]",
 		Short: "List agent sessions found in transcripts",

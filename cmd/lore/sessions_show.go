@@ -28,7 +28,7 @@ type sessionsShowOptions struct {
 }
 
 func newSessionsShowCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsShowOptions) error) *cobra.Command {
-	opts := &sessionsShowOptions{IO: ios, Env: transcript.HostEnv()}
+	opts := &sessionsShowOptions{IO: ios, Env: hostEnv()}
 	cmd := &cobra.Command{
 		Use:   "show ID|PATH",
 		Short: "Show one session with its messages, tool calls and results",
