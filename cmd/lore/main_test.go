@@ -265,7 +265,6 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-
 func TestSample(t *testing.T) {
 	dir := fixtures(t)
 	r := runLore(t, "", "sample", dir, "--json")
