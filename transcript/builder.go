@@ -19,8 +19,8 @@ type builder struct {
 	s    *lore.Session
 	keep bool // keep message bodies
 
-	calls  map[string]struct{} // tool call ids seen
-	failed map[string]struct{} // tool call ids counted as errors
+	calls  idSet // tool call ids seen
+	failed idSet // tool call ids counted as errors
 	// keyed maps a response key (Claude Code message id) to the index
 	// of its message, so the lines of one streamed response merge.
 	keyed map[string]int
@@ -33,9 +33,7 @@ func newBuilder(agent, path string, opts Options) *builder {
 			Path:    path,
 			Outcome: lore.OutcomeUnknown,
 		},
-		keep:   opts.Messages,
-		calls:  make(map[string]struct{}),
-		failed: make(map[string]struct{}),
+		keep: opts.Messages,
 	}
 }
 
@@ -146,23 +144,28 @@ func (b *builder) count(m *lore.Message) {
 	}
 }
 
+// called reports whether a tool call id was already registered.
+func (b *builder) called(id string) bool {
+	_, ok := b.calls.recent[id]
+	if !ok {
+		_, ok = b.calls.older[id]
+	}
+	return ok
+}
+
 // callBytes is call for an id still in the parser's buffer: a known id
 // costs no allocation.
 func (b *builder) callBytes(id []byte) bool {
-	if len(id) > 0 {
-		if _, dup := b.calls[string(id)]; dup {
-			return false
-		}
+	if len(id) > 0 && b.calls.has(id) {
+		return false
 	}
 	return b.call(string(id))
 }
 
 // failBytes is fail for an id still in the parser's buffer.
 func (b *builder) failBytes(id []byte) {
-	if len(id) > 0 {
-		if _, dup := b.failed[string(id)]; dup {
-			return
-		}
+	if len(id) > 0 && b.failed.has(id) {
+		return
 	}
 	b.fail(string(id))
 }
@@ -170,11 +173,8 @@ func (b *builder) failBytes(id []byte) {
 // call registers a tool call id and reports whether it is new. Calls
 // without an id are always new.
 func (b *builder) call(id string) bool {
-	if id != "" {
-		if _, dup := b.calls[id]; dup {
-			return false
-		}
-		b.calls[id] = struct{}{}
+	if id != "" && !b.calls.add(id) {
+		return false
 	}
 	b.s.ToolCalls++
 	return true
@@ -182,13 +182,44 @@ func (b *builder) call(id string) bool {
 
 // fail counts a failed tool call, once per call id.
 func (b *builder) fail(callID string) {
-	if callID != "" {
-		if _, dup := b.failed[callID]; dup {
-			return
-		}
-		b.failed[callID] = struct{}{}
+	if callID != "" && !b.failed.add(callID) {
+		return
 	}
 	b.s.ToolErrors++
+}
+
+// idWindow bounds how many ids an idSet remembers. A tool call id comes
+// back (a second channel, a re-emitted record) close to where it was first
+// written, so a window of recent ids is enough, and memory stays flat
+// however long the transcript.
+const idWindow = 1 << 16
+
+// idSet remembers recent ids, in two generations of at most idWindow.
+type idSet struct {
+	recent, older map[string]struct{}
+}
+
+func (s *idSet) has(id []byte) bool {
+	if _, ok := s.recent[string(id)]; ok {
+		return true
+	}
+	_, ok := s.older[string(id)]
+	return ok
+}
+
+// add adds id and reports whether it was new.
+func (s *idSet) add(id string) bool {
+	if _, ok := s.recent[id]; ok {
+		return false
+	}
+	if _, ok := s.older[id]; ok {
+		return false
+	}
+	if s.recent == nil || len(s.recent) >= idWindow {
+		s.older, s.recent = s.recent, make(map[string]struct{})
+	}
+	s.recent[id] = struct{}{}
+	return true
 }
 
 // usage adds the token usage of one response.

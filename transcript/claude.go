@@ -73,15 +73,18 @@ const (
 type claudeReader struct {
 	b  *builder
 	in *input
-	// responses holds one entry per model response; byKey finds a
-	// response by message id and request id. The lines of a response are
-	// nearly always consecutive, so the last key is checked first, without
-	// a map lookup.
-	responses []claudeResponse
-	byKey     map[string]int
-	lastKey   []byte
-	last      int
-	keyBuf    []byte
+	// recent and older find a response by message id and request id,
+	// within a window of recent responses; evicted sums the usage of
+	// responses that left the window; loose is the last response without
+	// an id. The
+	// lines of a response are nearly always consecutive, so the last
+	// response is checked first, without a map lookup.
+	recent, older map[string]*claudeResponse
+	evicted       lore.Usage
+	loose         *claudeResponse
+	last          *claudeResponse
+	lastKey       []byte
+	keyBuf        []byte
 
 	sessionID string
 	branch    string
@@ -90,7 +93,7 @@ type claudeReader struct {
 }
 
 func readClaude(ctx context.Context, in *input, emit emitFunc) error {
-	r := &claudeReader{b: in.builder(lore.AgentClaudeCode), in: in, byKey: make(map[string]int), last: -1}
+	r := &claudeReader{b: in.builder(lore.AgentClaudeCode), in: in, recent: make(map[string]*claudeResponse)}
 	rc, err := in.open()
 	if err != nil {
 		return err
@@ -345,29 +348,62 @@ type claudeResponse struct {
 	msg   int        // index of its message, when messages are kept
 }
 
+// claudeWindow bounds how many responses are remembered by key. The lines
+// of one response are written together, or a few lines apart when a
+// sub-agent runs beside it, so a window of recent responses finds them
+// all while memory stays flat however long the transcript.
+const claudeWindow = 1 << 14
+
 // response finds the response a line belongs to by its message id and
 // request id, and reports whether the line is the response's first. A
 // line without a message id is a response of its own.
 func (r *claudeReader) response(id, req []byte) (*claudeResponse, bool) {
 	if len(id) == 0 {
-		r.responses = append(r.responses, claudeResponse{})
-		r.last = -1
-		return &r.responses[len(r.responses)-1], true
+		r.last = nil
+		if r.loose != nil {
+			r.evicted.Add(r.loose.usage)
+		}
+		r.loose = &claudeResponse{}
+		return r.loose, true
 	}
 	r.keyBuf = append(append(append(r.keyBuf[:0], id...), 0), req...)
 	key := r.keyBuf
-	if r.last >= 0 && string(key) == string(r.lastKey) {
-		return &r.responses[r.last], false
+	if r.last != nil && string(key) == string(r.lastKey) {
+		return r.last, false
 	}
 	r.lastKey = append(r.lastKey[:0], key...)
-	if i, ok := r.byKey[string(key)]; ok {
-		r.last = i
-		return &r.responses[i], false
+	if resp, ok := r.recent[string(key)]; ok {
+		r.last = resp
+		return resp, false
 	}
-	r.responses = append(r.responses, claudeResponse{})
-	r.last = len(r.responses) - 1
-	r.byKey[string(key)] = r.last
-	return &r.responses[r.last], true
+	if resp, ok := r.older[string(key)]; ok {
+		r.last = resp
+		return resp, false
+	}
+	if len(r.recent) >= claudeWindow {
+		for _, resp := range r.older {
+			r.evicted.Add(resp.usage)
+		}
+		r.older, r.recent = r.recent, make(map[string]*claudeResponse, claudeWindow)
+	}
+	resp := &claudeResponse{}
+	r.recent[string(key)] = resp
+	r.last = resp
+	return resp, true
+}
+
+// usage sums the usage of every response.
+func (r *claudeReader) usage() lore.Usage {
+	u := r.evicted
+	for _, m := range []map[string]*claudeResponse{r.older, r.recent} {
+		for _, resp := range m {
+			u.Add(resp.usage)
+		}
+	}
+	if r.loose != nil {
+		u.Add(r.loose.usage)
+	}
+	return u
 }
 
 func (r *claudeReader) system(v *fastjson.Value, side bool, t time.Time) {
@@ -386,9 +422,7 @@ func (r *claudeReader) system(v *fastjson.Value, side bool, t time.Time) {
 
 func (r *claudeReader) finish() *lore.Session {
 	s := r.b.s
-	for _, resp := range r.responses {
-		s.Usage.Add(resp.usage)
-	}
+	s.Usage.Add(r.usage())
 	s.Branch = r.branch
 	s.Model = r.model
 	switch r.end {

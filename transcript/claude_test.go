@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -351,4 +352,31 @@ func FuzzClaude(f *testing.F) {
 	seedFiles(f, "", "testdata/claude/*/*/*.jsonl")
 	f.Add([]byte(`{"type":"assistant","sessionId":"s","message":{"id":"m","content":[{"type":"tool_use"}],"usage":{"input_tokens":"x"}}}` + "\n" + `{"type":"user","sessionId":"s","message":{"content":[{"type":"tool_result","is_error":true}]}}{"type":"user"`))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzFile(t, "f.jsonl", data) })
+}
+
+// Past the window of remembered responses and tool call ids, counts stay
+// exact for responses whose lines are near each other, as they are in
+// real files.
+func TestClaudeLongTranscriptWindow(t *testing.T) {
+	var sb strings.Builder
+	n := claudeWindow*2 + 100
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("msg_%d", i)
+		call := fmt.Sprintf("toolu_%d", i)
+		for part := 1; part <= 2; part++ {
+			sb.WriteString(claudeLine("s1", "assistant", "2.1.3", fmt.Sprintf(
+				`"message":{"id":%q,"role":"assistant","model":"m","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{}}],"usage":{"input_tokens":1,"output_tokens":%d}},"requestId":"r"`,
+				id, call, part)))
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(claudeLine("s1", "user", "2.1.3", fmt.Sprintf(
+			`"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"is_error":%v}]}`, call, i%2 == 0)))
+		sb.WriteByte('\n')
+	}
+	path := writeFile(t, "long.jsonl", sb.String())
+	ss, err := Read(context.Background(), path, Options{NoGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want{id: "claude-code:s1", asst: n, tools: n, errs: (n + 1) / 2, in: int64(n), out: int64(2 * n), outcome: lore.OutcomeUnknown}.check(t, ss[0])
 }
