@@ -25,6 +25,19 @@ func notTranscript(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrNotTranscript, fmt.Sprintf(format, args...))
 }
 
+// ErrEmpty is matched by the errors for transcripts of a known agent that
+// hold no turn at all (Gemini CLI writes one at every start).
+var ErrEmpty = errors.New("empty session")
+
+type emptyError string
+
+func (e emptyError) Error() string        { return string(e) }
+func (e emptyError) Is(target error) bool { return target == ErrEmpty }
+
+func emptySession(format string, args ...any) error {
+	return emptyError(fmt.Sprintf(format, args...))
+}
+
 // Options say what a read keeps.
 type Options struct {
 	// Messages keeps message bodies; without it only counters are kept.

@@ -117,9 +117,15 @@ func Scan(ctx context.Context, paths []string, opts Options) (*Result, error) {
 // report says whether a failed job is worth telling the user about. Files
 // found by walking whose names say nothing of transcripts (any .json, a
 // .db) are skipped quietly when they are not transcripts: a walked project
-// folder is full of them.
+// folder is full of them. So are walked transcripts with no turn in them.
 func report(j job, err error) bool {
-	if j.explicit || !errors.Is(err, ErrNotTranscript) {
+	if j.explicit {
+		return true
+	}
+	if errors.Is(err, ErrEmpty) {
+		return false
+	}
+	if !errors.Is(err, ErrNotTranscript) {
 		return true
 	}
 	name := strings.ToLower(filepath.Base(j.path))
@@ -251,7 +257,9 @@ type walker struct {
 var skipDirs = map[string]bool{
 	".git": true, "node_modules": true, "__pycache__": true, ".venv": true,
 	"venv": true, ".tox": true, ".mypy_cache": true, "file-history": true,
-	"todos": true, "shell-snapshots": true, "tool-results": true,
+	"todos": true, "shell-snapshots": true, "tool-results": true, "tool-outputs": true,
+	// Gemini CLI's /restore snapshots repeat the sessions beside them.
+	"checkpoints": true,
 }
 
 func (w *walker) walk(dir string) {
