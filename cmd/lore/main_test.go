@@ -326,3 +326,42 @@ func TestSample(t *testing.T) {
 		t.Errorf("--top-percent 50 --output: exit %d, stdout %q, file %s", r.code, r.stdout, b)
 	}
 }
+
+// lore sessions show never prints a secret unless asked with --raw.
+func TestShowRedactsSecrets(t *testing.T) {
+	secrets := []string{
+		"ghp_" + strings.Repeat("a1B2", 9),
+		"AKIAIOSFODNN7EXAMPLE",
+		"sk-ant-api03-" + strings.Repeat("xY9_", 20),
+		"hunter2hunter2",
+	}
+	user := `export GITHUB_TOKEN=` + secrets[0] + ` and key ` + secrets[1]
+	tool := `postgres://admin:` + secrets[3] + `@db.internal:5432/app and ANTHROPIC_API_KEY=` + secrets[2]
+	lines := []string{
+		`{"type":"user","sessionId":"s1","uuid":"a","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":` + jsonString(user) + `}}`,
+		`{"type":"assistant","sessionId":"s1","uuid":"b","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m","role":"assistant","model":"x","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":` + jsonString("curl -H 'Authorization: Bearer "+secrets[0]+"'") + `}}]},"requestId":"r"}`,
+		`{"type":"user","sessionId":"s1","uuid":"c","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":` + jsonString(tool) + `}]}}`,
+	}
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	for _, args := range [][]string{{"sessions", "show", path}, {"sessions", "show", path, "--json"}, {"sessions", "show", path, "--full"}} {
+		r := runLore(t, "", args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d %s", args, r.code, r.err)
+		}
+		for _, sec := range secrets {
+			if strings.Contains(r.stdout, sec) {
+				t.Errorf("%v prints %s", args, sec)
+			}
+		}
+		if !strings.Contains(r.stdout, "[REDACTED:") {
+			t.Errorf("%v: no redaction marker in\n%s", args, r.stdout)
+		}
+	}
+	raw := runLore(t, "", "sessions", "show", path, "--raw", "--full")
+	for _, sec := range secrets {
+		if !strings.Contains(raw.stdout, sec) {
+			t.Errorf("--raw hides %s", sec)
+		}
+	}
+}

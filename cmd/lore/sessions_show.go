@@ -15,6 +15,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -25,6 +26,7 @@ type sessionsShowOptions struct {
 	In   string // look the id up under this folder instead
 	JSON bool
 	Full bool
+	Raw  bool // print secrets as the transcript has them
 }
 
 func newSessionsShowCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsShowOptions) error) *cobra.Command {
@@ -39,7 +41,10 @@ default locations, or under --in DIR. PATH is a transcript file or folder; a fil
 holding several sessions (an Aider history) shows them all.
 
 Long texts are cut to their first lines; --full prints them whole. --json prints
-the session as one JSON object with its messages under "transcript".`,
+the session as one JSON object with its messages under "transcript".
+
+Secrets (API keys and tokens, private keys, passwords in URLs and assignments,
+e-mail addresses) are shown as [REDACTED:kind]; --raw shows the transcript as it is.`,
 		Example: `  lore sessions show claude-code:1af7fc5e-8455-4414-9ccd-011d40f70b2a
   lore sessions show ~/.codex/sessions/2026/01/02/rollout-….jsonl --json
   lore sessions show codex:019a005e --in ./transcripts`,
@@ -55,6 +60,7 @@ the session as one JSON object with its messages under "transcript".`,
 	cmd.Flags().StringVar(&opts.In, "in", "", "look the `DIR`ectory up for the id instead of the default locations")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the session as JSON")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "print long texts whole")
+	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "do not redact secrets")
 	return cmd
 }
 
@@ -62,6 +68,12 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 	sessions, err := resolveSessions(ctx, opts)
 	if err != nil {
 		return err
+	}
+	if !opts.Raw {
+		r := redact.New()
+		for _, s := range sessions {
+			redactSession(s, r)
+		}
 	}
 	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	for i, s := range sessions {
@@ -118,6 +130,22 @@ func resolveSessions(ctx context.Context, opts *sessionsShowOptions) ([]*lore.Se
 }
 
 var errNoSession = errors.New("no session")
+
+// redactSession replaces the secrets in everything a session's messages
+// say.
+func redactSession(s *lore.Session, r *redact.Redactor) {
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		m.Text = r.String(m.Text)
+		m.Thinking = r.String(m.Thinking)
+		for j := range m.ToolCalls {
+			m.ToolCalls[j].Input = r.String(m.ToolCalls[j].Input)
+		}
+		for j := range m.ToolResults {
+			m.ToolResults[j].Output = r.String(m.ToolResults[j].Output)
+		}
+	}
+}
 
 // lookup finds a session by id, by a unique start of its id, or by a
 // unique start of its native id.
