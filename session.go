@@ -93,7 +93,11 @@ type Session struct {
 // MessageCount is the number of user and assistant turns.
 func (s *Session) MessageCount() int { return s.UserMessages + s.AssistantMessages }
 
-// Usage is token usage, each model response counted once.
+// Usage is token usage, each model response counted once. The four
+// counts do not overlap: InputTokens is the input neither read from nor
+// written to the prompt cache (as Anthropic reports it), so their sum is
+// everything the model was sent. Readers of APIs that report a prompt
+// total including the cache (OpenAI, Gemini) subtract the cached part.
 type Usage struct {
 	InputTokens      int64
 	OutputTokens     int64

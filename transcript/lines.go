@@ -175,9 +175,11 @@ func jsonDamage(data []byte) error {
 
 // damage turns a JSON syntax error into a short warning text.
 func damage(err error) error {
+	// The syntax error's own text quotes a character of the input; say
+	// only where.
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+		return fmt.Errorf("invalid JSON at byte %d", se.Offset)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return errors.New("truncated JSON")
