@@ -215,6 +215,11 @@ func holdsMore(a, b *lore.Session) bool {
 	if a.ToolCalls != b.ToolCalls {
 		return a.ToolCalls > b.ToolCalls
 	}
+	// A copy that kept token usage (Hermes' state.db beside its .jsonl)
+	// holds more of the session.
+	if ta, tb := totalTokens(a), totalTokens(b); ta != tb {
+		return ta > tb
+	}
 	if a.Size != b.Size {
 		return a.Size > b.Size
 	}
@@ -222,6 +227,11 @@ func holdsMore(a, b *lore.Session) bool {
 		return a.EndedAt.After(b.EndedAt)
 	}
 	return a.Path < b.Path
+}
+
+func totalTokens(s *lore.Session) int64 {
+	u := s.Usage
+	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 }
 
 // collect turns one user-given path into jobs.

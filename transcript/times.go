@@ -130,6 +130,7 @@ func epoch(f float64) time.Time {
 		ms := int64(f)
 		return time.UnixMilli(ms)
 	}
-	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(frac*1e9))
+	// Float seconds carry noise below the microsecond; no agent writes
+	// finer times than that.
+	return time.UnixMicro(int64(math.Round(f * 1e6)))
 }

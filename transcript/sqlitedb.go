@@ -1,0 +1,387 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// SQLite session databases (Goose sessions.db, Hermes state.db) share one
+// raw format: it is recognised from the 16-byte SQLite header and a hint of
+// the tables in the first pages, opened read-only, and handed to the agent
+// reader whose tables it has (sqlitedbReaders, registered by goose.go and
+// hermes.go). Only those readers look at rows.
+//
+// The agent may be running while lore reads, so a database is never
+// changed and nothing is created beside it:
+//   - a database in WAL mode whose -wal and -shm files are present is in
+//     use: it is opened with mode=ro, which reads the WAL through the
+//     existing -shm, and a busy timeout;
+//   - a database in WAL mode without them has been checkpointed and
+//     closed by every writer: it is opened immutable, because mode=ro
+//     would create -wal and -shm files next to it (tested on SQLite 3.53);
+//   - a rollback-journal database is opened with mode=ro and a busy
+//     timeout; if that fails (a read-only folder that needs a lock file),
+//     immutable is tried once.
+//
+// All reads of one database run in one read transaction, so the sessions
+// and messages tables are seen at the same moment.
+
+func init() {
+	registerRaw(&rawFormat{
+		name:  "sqlite",
+		agent: "", // decided by the tables; see sqlitedbReaders
+		sniff: sqlitedbSniff,
+		read:  sqlitedbRead,
+	})
+}
+
+// sqlitedbMagic starts every SQLite 3 database file.
+var sqlitedbMagic = []byte("SQLite format 3\x00")
+
+// sqlitedbBusy is how long a read waits for a writer's lock (a variable
+// so that tests can wait less).
+var sqlitedbBusy = 5 * time.Second
+
+// sqlitedbReader reads the sessions of one agent's database.
+type sqlitedbReader struct {
+	name string
+	// hint reports whether the first bytes of a database look like this
+	// agent's schema (the CREATE statements live in the first pages).
+	hint func(head []byte) bool
+	// fileNames are the agent's own names for its database, claimed even
+	// when the schema is not in the first bytes (a migrated database
+	// keeps newer CREATE statements further in).
+	fileNames []string
+	// match reports whether the tables are this agent's.
+	match func(s sqlitedbSchema) bool
+	read  func(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error
+}
+
+var sqlitedbReaders []*sqlitedbReader
+
+func sqlitedbRegister(r *sqlitedbReader) { sqlitedbReaders = append(sqlitedbReaders, r) }
+
+func sqlitedbSniff(name string, head []byte) bool {
+	if !bytes.HasPrefix(head, sqlitedbMagic) {
+		return false
+	}
+	for _, r := range sqlitedbReaders {
+		for _, n := range r.fileNames {
+			if name == n {
+				return true
+			}
+		}
+		if r.hint != nil && r.hint(head) {
+			return true
+		}
+	}
+	return false
+}
+
+func sqlitedbRead(ctx context.Context, in *input, emit emitFunc) error {
+	d, err := sqlitedbOpen(ctx, in.path)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	for _, r := range sqlitedbReaders {
+		if r.match(d.schema) {
+			return r.read(ctx, in, d, emit)
+		}
+	}
+	return notTranscript("SQLite database of no known agent (tables %s)", d.schema.describe())
+}
+
+// sqlitedbSchema maps each table of a database to its columns.
+type sqlitedbSchema map[string]map[string]bool
+
+// has reports whether table exists with all of cols.
+func (s sqlitedbSchema) has(table string, cols ...string) bool {
+	c, ok := s[table]
+	if !ok {
+		return false
+	}
+	for _, col := range cols {
+		if !c[col] {
+			return false
+		}
+	}
+	return true
+}
+
+// col returns the column name quoted for SQL when table has it, else
+// NULL, so one query fits every schema version.
+func (s sqlitedbSchema) col(table, col string) string {
+	if s[table][col] {
+		return `"` + col + `"`
+	}
+	return "NULL"
+}
+
+func (s sqlitedbSchema) describe() string {
+	names := make([]string, 0, len(s))
+	for t := range s {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	if len(names) > 8 {
+		names = append(names[:8], "…")
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// sqlitedbDB is one database opened for reading.
+type sqlitedbDB struct {
+	db     *sql.DB
+	tx     *sql.Tx
+	schema sqlitedbSchema
+}
+
+func (d *sqlitedbDB) close() {
+	if d.tx != nil {
+		d.tx.Rollback()
+	}
+	d.db.Close()
+}
+
+// query runs a query in the database's read transaction.
+func (d *sqlitedbDB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	rows, err := d.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, sqlitedbError(err)
+	}
+	return rows, nil
+}
+
+// sqlitedbOpen opens path read-only as described at the top of this file
+// and reads its tables and columns.
+func sqlitedbOpen(ctx context.Context, path string) (*sqlitedbDB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	hdr, err := sqlitedbHeader(abs)
+	if err != nil {
+		return nil, err
+	}
+	// Bytes 18 and 19 are the read and write format versions: 2 is WAL.
+	wal := hdr[18] == 2 || hdr[19] == 2
+	inUse := sqlitedbExists(abs+"-wal") && sqlitedbExists(abs+"-shm")
+	immutable := wal && !inUse
+	d, err := sqlitedbTry(ctx, abs, immutable)
+	if err != nil && !immutable && sqlitedbCantOpen(err) {
+		// A folder lore may not create a lock or -shm file in: read the
+		// database file as it is. Never done for a lock held by a writer,
+		// which immutable would read through.
+		if d2, err2 := sqlitedbTry(ctx, abs, true); err2 == nil {
+			return d2, nil
+		}
+	}
+	return d, err
+}
+
+// sqlitedbCantOpen reports whether err says SQLite could not open or
+// lock a file for reading (as opposed to a writer holding a lock).
+func sqlitedbCantOpen(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "unable to open") || strings.Contains(msg, "readonly") ||
+		strings.Contains(msg, "read-only") || strings.Contains(msg, "CANTOPEN")
+}
+
+func sqlitedbTry(ctx context.Context, abs string, immutable bool) (*sqlitedbDB, error) {
+	params := fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", sqlitedbBusy.Milliseconds())
+	if immutable {
+		params = "mode=ro&immutable=1&_pragma=query_only(1)"
+	}
+	db, err := sql.Open("sqlite", "file:"+sqlitedbEscape(abs)+"?"+params)
+	if err != nil {
+		return nil, fmt.Errorf("open SQLite database: %w", err)
+	}
+	// Two connections at most: the transaction holds one; a failed
+	// statement never leaves a pool of open files behind.
+	db.SetMaxOpenConns(2)
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		db.Close()
+		return nil, sqlitedbError(err)
+	}
+	d := &sqlitedbDB{db: db, tx: tx}
+	if d.schema, err = d.readSchema(ctx); err != nil {
+		d.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// readSchema lists the tables and, for each, the columns PRAGMA
+// table_info reports.
+func (d *sqlitedbDB) readSchema(ctx context.Context) (sqlitedbSchema, error) {
+	rows, err := d.query(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return nil, err
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, sqlitedbError(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, sqlitedbError(err)
+	}
+	s := make(sqlitedbSchema, len(tables))
+	for _, t := range tables {
+		cols := map[string]bool{}
+		crows, err := d.query(ctx, `SELECT name FROM pragma_table_info(?)`, t)
+		if err != nil {
+			return nil, err
+		}
+		for crows.Next() {
+			var c string
+			if crows.Scan(&c) == nil {
+				cols[c] = true
+			}
+		}
+		crows.Close()
+		s[t] = cols
+	}
+	return s, nil
+}
+
+// sqlitedbHeader reads the 100-byte database header.
+func sqlitedbHeader(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	hdr := make([]byte, 100)
+	if _, err := io.ReadFull(f, hdr); err != nil {
+		return nil, notTranscript("a SQLite header cut short (%d bytes needed)", len(hdr))
+	}
+	if !bytes.HasPrefix(hdr, sqlitedbMagic) {
+		return nil, notTranscript("not a SQLite database")
+	}
+	return hdr, nil
+}
+
+func sqlitedbExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// sqlitedbEscape makes a path safe inside a file: URI, where ?, # and %
+// have meanings.
+func sqlitedbEscape(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
+}
+
+// sqlitedbError turns driver errors into one line that says what to do.
+// SQLite's messages name no data, so they are safe to show.
+func sqlitedbError(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "locked") || strings.Contains(msg, "busy"):
+		return fmt.Errorf("SQLite database is locked by a writer for more than %v; try again when the agent is idle: %w", sqlitedbBusy, err)
+	case strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt"):
+		return fmt.Errorf("SQLite database is damaged: %w", err)
+	}
+	return fmt.Errorf("read SQLite database: %w", err)
+}
+
+// sqlitedbText returns a scanned value as text.
+func sqlitedbText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case int64:
+		return fmt.Sprint(x)
+	case float64:
+		return fmt.Sprint(x)
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	}
+	return ""
+}
+
+// sqlitedbInt returns a scanned value as an integer.
+func sqlitedbInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case float64:
+		return int64(x)
+	case string, []byte:
+		var n int64
+		fmt.Sscan(sqlitedbText(x), &n)
+		return n
+	}
+	return 0
+}
+
+// sqlitedbEpoch reads epoch seconds written as a float (Python's
+// time.time(), as Hermes stores them) to the microsecond the float holds,
+// without the float's noise in the nanoseconds.
+func sqlitedbEpoch(f float64) time.Time {
+	if f > 0 && f < 1e11 {
+		return time.UnixMicro(int64(math.Round(f * 1e6)))
+	}
+	return epoch(f)
+}
+
+// sqlitedbTime reads a scanned timestamp: epoch seconds or milliseconds as
+// numbers, time values the driver parsed, and text in the layouts SQLite
+// and the agents write. Text without a zone is read in naive: UTC for
+// SQLite's CURRENT_TIMESTAMP, local time for agents that write local
+// times.
+func sqlitedbTime(v any, naive *time.Location) time.Time {
+	switch x := v.(type) {
+	case time.Time:
+		return x
+	case int64:
+		return epoch(float64(x))
+	case float64:
+		return sqlitedbEpoch(x)
+	case string, []byte:
+		s := strings.TrimSpace(sqlitedbText(x))
+		if s == "" {
+			return time.Time{}
+		}
+		if c := s[0]; c >= '0' && c <= '9' && !strings.ContainsAny(s, "-:") {
+			return parseTime(s)
+		}
+		if tt, err := time.Parse(time.RFC3339Nano, strings.Replace(s, " ", "T", 1)); err == nil {
+			return tt
+		}
+		for _, layout := range naiveLayouts {
+			if tt, err := time.ParseInLocation(layout, s, naive); err == nil {
+				return tt
+			}
+		}
+	}
+	return time.Time{}
+}
