@@ -108,6 +108,12 @@ var errLineTooLong = fmt.Errorf("line longer than %d MiB skipped", maxLine>>20)
 // its line number, and reading goes on. fn's value is valid only during
 // the call.
 func eachJSONLine(r io.Reader, p *fastjson.Parser, warn func(line int, err error), fn func(line int, v *fastjson.Value) error) error {
+	return eachJSONLineSized(r, p, warn, func(line, _ int, v *fastjson.Value) error { return fn(line, v) })
+}
+
+// eachJSONLineSized is eachJSONLine that also passes the length of the
+// line each value came from.
+func eachJSONLineSized(r io.Reader, p *fastjson.Parser, warn func(line int, err error), fn func(line, size int, v *fastjson.Value) error) error {
 	lr := newLineReader(r)
 	defer lr.release()
 	for {
@@ -126,21 +132,35 @@ func eachJSONLine(r io.Reader, p *fastjson.Parser, warn func(line int, err error
 		if len(line) == 0 {
 			continue
 		}
+		size := len(line)
 		v, perr := p.ParseBytes(line)
 		if perr == nil {
-			if err := fn(lr.n, v); err != nil {
+			if err := fn(lr.n, size, v); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := eachConcatenated(line, p, fn, lr.n); err != nil {
-			warn(lr.n, err)
+		err = eachConcatenated(line, p, func(n int, v *fastjson.Value) error { return fn(n, size, v) }, lr.n)
+		var d lineDamage
+		switch {
+		case err == nil:
+		case errors.As(err, &d):
+			warn(lr.n, d.err)
+		default:
+			return err
 		}
 	}
 }
 
+// lineDamage is a line that could not be read, as opposed to an error of
+// the caller's function.
+type lineDamage struct{ err error }
+
+func (d lineDamage) Error() string { return d.err.Error() }
+
 // eachConcatenated splits a line holding several JSON values written back to
-// back and calls fn for each. Values before a damaged one are kept.
+// back and calls fn for each. Values before a damaged one are kept; the
+// damage is returned as a lineDamage.
 func eachConcatenated(line []byte, p *fastjson.Parser, fn func(int, *fastjson.Value) error, n int) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	count := 0
@@ -150,11 +170,11 @@ func eachConcatenated(line []byte, p *fastjson.Parser, fn func(int, *fastjson.Va
 			if err == io.EOF && count > 0 {
 				return nil
 			}
-			return damage(err)
+			return lineDamage{damage(err)}
 		}
 		v, err := p.ParseBytes(raw)
 		if err != nil {
-			return damage(err)
+			return lineDamage{damage(err)}
 		}
 		if err := fn(n, v); err != nil {
 			return err

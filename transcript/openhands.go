@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -703,42 +702,16 @@ func readOpenHandsEval(ctx context.Context, in *input, emit emitFunc) error {
 		pending = b.finish(baseID(in.path))
 		sessions++
 	}
-	// Lines are read here rather than with eachJSONLine to know each
-	// instance's size.
-	lr := newLineReader(rc)
-	defer lr.release()
-	p := in.parser()
-	for n := 1; ; n++ {
-		if n&63 == 0 && ctx.Err() != nil {
+	n := 0
+	err = eachJSONLineSized(rc, in.parser(), warn, func(line, size int, v *fastjson.Value) error {
+		if n++; n&63 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if lr.skipped {
-			warn(lr.n, errLineTooLong)
-			continue
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		size := len(line)
-		v, perr := p.ParseBytes(line)
-		if perr == nil {
-			record(lr.n, size, v)
-			continue
-		}
-		if err := eachConcatenated(line, p, func(ln int, v *fastjson.Value) error {
-			record(ln, size, v)
-			return nil
-		}, lr.n); err != nil {
-			warn(lr.n, err)
-		}
+		record(line, size, v)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if pending != nil {
 		emit(pending)
@@ -759,22 +732,6 @@ func readOpenHandsV0Dir(ctx context.Context, in *input, emit emitFunc) error {
 			convDir, eventsDir = filepath.Dir(in.path), in.path
 		}
 	}
-	entries, err := os.ReadDir(eventsDir)
-	if err != nil {
-		return err
-	}
-	type file struct {
-		n    int
-		name string
-	}
-	var files []file
-	for _, e := range entries {
-		if n, ok := openhandsV0Index(e.Name()); ok && e.Type().IsRegular() {
-			files = append(files, file{n, e.Name()})
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].n < files[j].n })
-
 	b := in.builder(lore.AgentOpenHands)
 	// metadata.json (ConversationMetadata) names the repository the user
 	// picked, its branch and the model.
@@ -791,28 +748,9 @@ func readOpenHandsV0Dir(ctx context.Context, in *input, emit emitFunc) error {
 		}
 	}
 	r := newOpenHandsV0(b)
-	read := 0
-	for i, f := range files {
-		if i&255 == 255 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		data, err := os.ReadFile(filepath.Join(eventsDir, f.name))
-		if err != nil {
-			b.warn(0, fmt.Errorf("event %d: %w", f.n, cleanPathErr(err)))
-			continue
-		}
-		v, err := in.parser().ParseBytes(data)
-		if err != nil || !openhandsIsEvent(v) {
-			if err != nil {
-				err = jsonDamage(data)
-			} else {
-				err = errors.New("not an OpenHands event")
-			}
-			b.warn(0, fmt.Errorf("event %d: %w", f.n, err))
-			continue
-		}
-		read++
-		r.event(v)
+	read, err := openhandsEachEvent(ctx, in, b, eventsDir, openhandsV0Index, openhandsIsEvent, "not an OpenHands event", r.event)
+	if err != nil {
+		return err
 	}
 	if read == 0 {
 		return notTranscript("an OpenHands events folder without readable events")
@@ -874,43 +812,10 @@ func readOpenHandsV1(ctx context.Context, in *input, emit emitFunc) error {
 		}
 	}
 
-	entries, err := os.ReadDir(eventsDir)
-	if err != nil && !haveBase {
+	isObject := func(v *fastjson.Value) bool { return v.Type() == fastjson.TypeObject }
+	read, err := openhandsEachEvent(ctx, in, b, eventsDir, openhandsV1Index, isObject, "not an event object", r.event)
+	if err != nil && (!haveBase || ctx.Err() != nil) {
 		return err
-	}
-	type file struct {
-		n    int
-		name string
-	}
-	var files []file
-	for _, e := range entries {
-		if n, ok := openhandsV1Index(e.Name()); ok && e.Type().IsRegular() {
-			files = append(files, file{n, e.Name()})
-		}
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].n < files[j].n })
-	read := 0
-	for i, f := range files {
-		if i&255 == 255 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		data, err := os.ReadFile(filepath.Join(eventsDir, f.name))
-		if err != nil {
-			b.warn(0, fmt.Errorf("event %d: %w", f.n, cleanPathErr(err)))
-			continue
-		}
-		v, err := in.parser().ParseBytes(data)
-		if err != nil || v.Type() != fastjson.TypeObject {
-			if err != nil {
-				err = jsonDamage(data)
-			} else {
-				err = errors.New("not an event object")
-			}
-			b.warn(0, fmt.Errorf("event %d: %w", f.n, err))
-			continue
-		}
-		read++
-		r.event(v)
 	}
 	if read == 0 {
 		return notTranscript("an OpenHands conversation without readable events")
@@ -922,6 +827,53 @@ func readOpenHandsV1(ctx context.Context, in *input, emit emitFunc) error {
 	b.s.Outcome = r.outcome(status)
 	emit(b.finish(filepath.Base(convDir)))
 	return nil
+}
+
+// openhandsEachEvent reads the numbered event files of an events folder in
+// their order (index gives a file's number, or false for other files),
+// and passes each event that valid accepts to fn. An unreadable event is
+// a warning on the session. It returns how many events were read.
+func openhandsEachEvent(ctx context.Context, in *input, b *builder, dir string, index func(string) (int, bool),
+	valid func(*fastjson.Value) bool, invalid string, fn func(*fastjson.Value)) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	type file struct {
+		n    int
+		name string
+	}
+	var files []file
+	for _, e := range entries {
+		if n, ok := index(e.Name()); ok && e.Type().IsRegular() {
+			files = append(files, file{n, e.Name()})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].n < files[j].n })
+	read := 0
+	for i, f := range files {
+		if i&255 == 255 && ctx.Err() != nil {
+			return read, ctx.Err()
+		}
+		data, err := os.ReadFile(filepath.Join(dir, f.name))
+		if err != nil {
+			b.warn(0, fmt.Errorf("event %d: %w", f.n, cleanPathErr(err)))
+			continue
+		}
+		v, err := in.parser().ParseBytes(data)
+		if err != nil || !valid(v) {
+			if err != nil {
+				err = jsonDamage(data)
+			} else {
+				err = errors.New(invalid)
+			}
+			b.warn(0, fmt.Errorf("event %d: %w", f.n, err))
+			continue
+		}
+		read++
+		fn(v)
+	}
+	return read, nil
 }
 
 func (r *openhandsV1) event(v *fastjson.Value) {

@@ -410,6 +410,8 @@ func sweUsage(info *fastjson.Value) lore.Usage {
 	}
 }
 
+// sweOutcome reads an exit status of SWE-agent or mini-swe-agent:
+// submitted is success, an interrupt aborted, any other exit a failure.
 func sweOutcome(status string) lore.Outcome {
 	s := strings.ToLower(strings.TrimSpace(status))
 	switch {
@@ -633,7 +635,7 @@ func readMini(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc
 		(str(cfg, "environment_type") == "" || strings.Contains(str(cfg, "environment_type"), "Local")) {
 		b.s.Cwd = cwd
 	}
-	b.s.Outcome = miniOutcome(exitStatus)
+	b.s.Outcome = sweOutcome(exitStatus)
 	b.setNative(str(doc, "instance_id"))
 	emit(b.finish(baseID(in.path)))
 	return nil
@@ -719,17 +721,4 @@ func miniBashBlock(content []byte) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(string(cmd)), true
-}
-
-func miniOutcome(status string) lore.Outcome {
-	s := strings.ToLower(strings.TrimSpace(status))
-	switch {
-	case s == "":
-		return lore.OutcomeUnknown
-	case s == "submitted":
-		return lore.OutcomeSuccess
-	case strings.Contains(s, "interrupt"):
-		return lore.OutcomeAborted
-	}
-	return lore.OutcomeFailure
 }
