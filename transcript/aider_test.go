@@ -11,15 +11,6 @@ import (
 	"github.com/lorehq/lore"
 )
 
-func aiderLocal(t *testing.T, s string) time.Time {
-	t.Helper()
-	tm, err := time.ParseInLocation("2006-01-02 15:04:05", s, time.Local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
-}
-
 // The answers below were worked out by hand from the fixture: see the
 // comments of the Python that wrote it (testdata/aider/proj).
 func TestAiderFixture(t *testing.T) {
@@ -69,7 +60,7 @@ func TestAiderFixture(t *testing.T) {
 		if s.Model != w.model || s.Cwd != w.cwd {
 			t.Errorf("session %d: model %q cwd %q, want %q %q", i, s.Model, s.Cwd, w.model, w.cwd)
 		}
-		if st := aiderLocal(t, w.started); !s.StartedAt.Equal(st) || s.StartedAt.Location() != time.Local {
+		if st := localTime(t, w.started); !s.StartedAt.Equal(st) || s.StartedAt.Location() != time.Local {
 			t.Errorf("session %d: started %v, want %v local", i, s.StartedAt, st)
 		}
 	}
@@ -215,7 +206,7 @@ func TestAiderCorpus(t *testing.T) {
 		if !strings.HasPrefix(s.NativeID, w.prefix) || s.Model != w.model || s.Outcome != w.outcome || s.Cwd != abs {
 			t.Errorf("session %d: id %q model %q outcome %s cwd %q", i, s.NativeID, s.Model, s.Outcome, s.Cwd)
 		}
-		if !s.StartedAt.Equal(aiderLocal(t, w.started)) {
+		if !s.StartedAt.Equal(localTime(t, w.started)) {
 			t.Errorf("session %d: started %v", i, s.StartedAt)
 		}
 		if s.MessageCount() != 0 || s.ToolCalls != 0 {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/lorehq/lore"
 )
@@ -115,4 +116,17 @@ func seedFiles(f *testing.F, sub, pattern string) {
 			f.Add(data)
 		}
 	}
+}
+
+// localTime reads a naive timestamp ("2006-01-02 15:04:05", with a T or
+// fractional seconds or both) in the local time zone, as the readers must.
+func localTime(t testing.TB, s string) time.Time {
+	t.Helper()
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+		if tm, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return tm
+		}
+	}
+	t.Fatalf("bad local time %q", s)
+	return time.Time{}
 }

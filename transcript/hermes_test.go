@@ -22,15 +22,6 @@ const (
 	hermesTraj     = "testdata/hermes/trajectory_samples.jsonl"
 )
 
-func hermesLocal(t testing.TB, s string) time.Time {
-	t.Helper()
-	tm, err := time.ParseInLocation("2006-01-02T15:04:05.999999", s, time.Local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
-}
-
 type hermesWant struct {
 	id                      string
 	user, asst, calls, errs int
@@ -63,7 +54,7 @@ func hermesCheck(t *testing.T, s *lore.Session, w hermesWant) {
 // exit_code 0 with error null is no error.
 func TestHermesFiles(t *testing.T) {
 	main := hermesWant{"hermes:" + hermesSID, 2, 4, 4, 3, lore.OutcomeSuccess, "gpt-5.3-codex",
-		hermesLocal(t, "2026-05-15T20:18:41.120044"), hermesLocal(t, "2026-05-15T20:25:02")}
+		localTime(t, "2026-05-15T20:18:41.120044"), localTime(t, "2026-05-15T20:25:02")}
 	tests := []struct {
 		path string
 		want hermesWant
@@ -71,7 +62,7 @@ func TestHermesFiles(t *testing.T) {
 		{hermesJSONL, main},
 		// The snapshot after the first tool result: waiting for the model.
 		{hermesSnapshot, hermesWant{"hermes:" + hermesSID, 1, 1, 1, 0, lore.OutcomeUnknown, "gpt-5.3-codex",
-			hermesLocal(t, "2026-05-15T20:18:41.120044"), hermesLocal(t, "2026-05-15T20:19:31.2")}},
+			localTime(t, "2026-05-15T20:18:41.120044"), localTime(t, "2026-05-15T20:19:31.2")}},
 		// No session_meta line, epoch timestamps; the system message is no
 		// turn; the answer was cut off (finish_reason length).
 		{hermesOld, hermesWant{"hermes:20260101_000000_0badc0de", 1, 2, 1, 0, lore.OutcomeFailure, "",
@@ -112,7 +103,7 @@ func TestHermesTrajectories(t *testing.T) {
 	if len(ss) != 2 {
 		t.Fatalf("got %d trajectories, want 2", len(ss))
 	}
-	start := hermesLocal(t, "2026-05-01T10:00:00")
+	start := localTime(t, "2026-05-01T10:00:00")
 	hermesCheck(t, ss[0], hermesWant{ss[0].ID, 1, 2, 1, 0, lore.OutcomeSuccess, "hermes-4-70b", start, start})
 	// Two calls in one answer; one response's content is JSON text with
 	// exit_code 1, the other an object with an error.
@@ -265,7 +256,7 @@ func hermesDB(t testing.TB, path, schema string) {
 			t.Fatal(err)
 		}
 	}
-	start := float64(hermesLocal(t, "2026-05-15T20:18:41.120044").UnixMicro()) / 1e6
+	start := float64(localTime(t, "2026-05-15T20:18:41.120044").UnixMicro()) / 1e6
 	session(hermesSID, start, start+900, "user_exit")
 	f, err := os.Open(hermesJSONL)
 	if err != nil {
@@ -293,7 +284,7 @@ func hermesDB(t testing.TB, path, schema string) {
 		if len(m.ToolCalls) > 0 {
 			calls = string(m.ToolCalls)
 		}
-		last = float64(hermesLocal(t, m.Timestamp).UnixMicro()) / 1e6
+		last = float64(localTime(t, m.Timestamp).UnixMicro()) / 1e6
 		msg(hermesSID, m.Role, m.Content, calls, m.ToolCallID, m.Finish, last)
 	}
 	msg(hermesSID, "user", "thanks, I'll do that", nil, nil, nil, last+60)
@@ -318,7 +309,7 @@ func hermesDB(t testing.TB, path, schema string) {
 }
 
 func TestHermesDB(t *testing.T) {
-	start := hermesLocal(t, "2026-05-15T20:18:41.120044")
+	start := localTime(t, "2026-05-15T20:18:41.120044")
 	for _, tt := range []struct {
 		name, schema string
 		usage        lore.Usage

@@ -81,15 +81,6 @@ func ohsweSameCounts(t *testing.T, path string, kept []*lore.Session) {
 }
 
 // ohsweLocal reads a naive timestamp in time.Local, as OpenHands means it.
-func ohsweLocal(t *testing.T, s string) time.Time {
-	t.Helper()
-	v, err := time.ParseInLocation("2006-01-02T15:04:05.999999", s, time.Local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 func TestOpenHandsCorpus(t *testing.T) {
 	dir := corpusDir(t, "openhands")
 	v1 := corpusDir(t, "openhands-v1")
@@ -104,30 +95,30 @@ func TestOpenHandsCorpus(t *testing.T) {
 			{id: "openhands:ponylang__ponyc-4595", user: 1, asst: 23, calls: 23, errors: 5,
 				usage: lore.Usage{InputTokens: 565158, OutputTokens: 2558}, model: llama, repo: "ponylang/ponyc",
 				cwd: "/workspace/ponylang__ponyc__0.1", outcome: lore.OutcomeFailure,
-				start: ohsweLocal(t, "2025-04-30T16:32:54.707474"), end: ohsweLocal(t, "2025-04-30T16:34:22.948624")},
+				start: localTime(t, "2025-04-30T16:32:54.707474"), end: localTime(t, "2025-04-30T16:34:22.948624")},
 			{id: "openhands:ponylang__ponyc-4593", user: 1, asst: 33, calls: 34, errors: 3,
 				usage: lore.Usage{InputTokens: 410169, OutputTokens: 5156}, model: llama, repo: "ponylang/ponyc",
 				cwd: "/workspace/ponylang__ponyc__0.1", outcome: lore.OutcomeFailure,
-				start: ohsweLocal(t, "2025-04-30T16:45:41.913899"), end: ohsweLocal(t, "2025-04-30T16:47:36.394828")},
+				start: localTime(t, "2025-04-30T16:45:41.913899"), end: localTime(t, "2025-04-30T16:47:36.394828")},
 			{id: "openhands:ponylang__ponyc-4588", user: 1, asst: 49, calls: 50, errors: 13,
 				usage: lore.Usage{InputTokens: 938015, OutputTokens: 5627}, model: llama, repo: "ponylang/ponyc",
 				cwd: "/workspace/ponylang__ponyc__0.1", outcome: lore.OutcomeFailure,
-				start: ohsweLocal(t, "2025-04-30T17:56:40.640800"), end: ohsweLocal(t, "2025-04-30T18:04:10.527941")},
+				start: localTime(t, "2025-04-30T17:56:40.640800"), end: localTime(t, "2025-04-30T18:04:10.527941")},
 		}},
 		{"openhands__trajs__basic.json", []ohsweWant{{id: "openhands:openhands__trajs__basic", user: 1, asst: 2, calls: 2,
 			usage: lore.Usage{InputTokens: 10, OutputTokens: 1312, CacheReadTokens: 3482, CacheWriteTokens: 4640},
 			model: "claude-3-5-sonnet-20241022", outcome: lore.OutcomeSuccess,
-			start: ohsweLocal(t, "2025-01-27T22:44:56.900854"), end: ohsweLocal(t, "2025-01-27T22:45:18.405685")}}},
+			start: localTime(t, "2025-01-27T22:44:56.900854"), end: localTime(t, "2025-01-27T22:45:18.405685")}}},
 		// The server still running (exit code -1) is the one tool error;
 		// the agent's answer, then awaiting_user_input, is success.
 		{"openhands__trajs__basic_gui_mode.json", []ohsweWant{{id: "openhands:openhands__trajs__basic_gui_mode", user: 1, asst: 5, calls: 4, errors: 1,
 			usage: lore.Usage{InputTokens: 22, OutputTokens: 2024, CacheReadTokens: 11793, CacheWriteTokens: 5482},
 			model: "claude-3-5-sonnet-20241022", outcome: lore.OutcomeSuccess,
-			start: ohsweLocal(t, "2025-01-20T20:29:13.519638"), end: ohsweLocal(t, "2025-01-20T20:30:35.429675")}}},
+			start: localTime(t, "2025-01-20T20:29:13.519638"), end: localTime(t, "2025-01-20T20:30:35.429675")}}},
 		{filepath.Join(v1, "3fdb316098bb48e1aa029ce56805792a"), []ohsweWant{{id: "openhands:3fdb316098bb48e1aa029ce56805792a", user: 3, asst: 3, calls: 3,
 			usage: lore.Usage{InputTokens: 10, OutputTokens: 5}, model: "gpt-4o-mini", repo: "workspace",
 			cwd: "/workspace/project/software-agent-sdk/.pr/artifacts/20260121-223755/workspace", outcome: lore.OutcomeSuccess,
-			start: ohsweLocal(t, "2026-01-21T22:37:55.687967"), end: ohsweLocal(t, "2026-01-21T22:37:56.854865")}}},
+			start: localTime(t, "2026-01-21T22:37:55.687967"), end: localTime(t, "2026-01-21T22:37:56.854865")}}},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.path), func(t *testing.T) {
@@ -160,11 +151,11 @@ func TestOpenHandsFixtures(t *testing.T) {
 	widgets := ohsweWant{id: "openhands:abc123", user: 2, asst: 3, calls: 2, errors: 1,
 		usage: lore.Usage{InputTokens: 600, OutputTokens: 90, CacheReadTokens: 600}, model: "gpt-4o",
 		repo: "acme/widgets", branch: "main", cwd: "/workspace/widgets", outcome: lore.OutcomeAborted, warnings: 1,
-		start: ohsweLocal(t, "2025-03-02T09:30:00.000000"), end: ohsweLocal(t, "2025-03-02T09:30:53.100000")}
+		start: localTime(t, "2025-03-02T09:30:00.000000"), end: localTime(t, "2025-03-02T09:30:53.100000")}
 	v1 := ohsweWant{id: "openhands:" + conv, user: 1, asst: 4, calls: 4, errors: 3,
 		usage: lore.Usage{InputTokens: 2500, OutputTokens: 500, CacheReadTokens: 3000, CacheWriteTokens: 500},
 		model: "anthropic/claude-sonnet-4-5", repo: "widgets", cwd: "/home/dev/widgets", outcome: lore.OutcomeFailure,
-		start: ohsweLocal(t, "2026-02-05T11:24:40.000000"), end: ohsweLocal(t, "2026-02-05T11:24:53.500000")}
+		start: localTime(t, "2026-02-05T11:24:40.000000"), end: localTime(t, "2026-02-05T11:24:53.500000")}
 	tests := []struct {
 		name string
 		path string
@@ -178,7 +169,7 @@ func TestOpenHandsFixtures(t *testing.T) {
 		{"trajectory", "trajectory-finish.json", []ohsweWant{{id: "openhands:trajectory-finish", user: 1, asst: 5, calls: 7, errors: 3,
 			usage: lore.Usage{InputTokens: 700, OutputTokens: 300, CacheReadTokens: 3000, CacheWriteTokens: 300},
 			model: "anthropic/claude-sonnet-4", repo: "calc", cwd: "/workspace/calc", outcome: lore.OutcomeSuccess,
-			start: ohsweLocal(t, "2025-03-01T10:00:00.000000"), end: ohsweLocal(t, "2025-03-01T10:00:18.500000")}}},
+			start: localTime(t, "2025-03-01T10:00:00.000000"), end: localTime(t, "2025-03-01T10:00:18.500000")}}},
 		// Events sorted by number (10.json after 9.json: the last state is
 		// stopped); event 7 is damaged; the call the stop left unexecuted
 		// is no error; metadata.json names repository, branch and model.
@@ -191,11 +182,11 @@ func TestOpenHandsFixtures(t *testing.T) {
 			{id: "openhands:acme__widgets-1", user: 1, asst: 2, calls: 2,
 				usage: lore.Usage{InputTokens: 200, OutputTokens: 20, CacheReadTokens: 100}, model: "openai/gpt-4o",
 				repo: "acme/widgets", cwd: "/workspace/acme__widgets__1.0", outcome: lore.OutcomeFailure, warnings: 1,
-				start: ohsweLocal(t, "2025-04-01T08:00:00.000000"), end: ohsweLocal(t, "2025-04-01T08:00:05.000000")},
+				start: localTime(t, "2025-04-01T08:00:00.000000"), end: localTime(t, "2025-04-01T08:00:05.000000")},
 			{id: "openhands:acme__gadgets-2", user: 1, asst: 2, calls: 2, errors: 1,
 				usage: lore.Usage{InputTokens: 250, OutputTokens: 25}, model: "openai/gpt-4o",
 				repo: "acme/gadgets", outcome: lore.OutcomeFailure, warnings: 1,
-				start: ohsweLocal(t, "2025-04-01T09:00:00.000000"), end: ohsweLocal(t, "2025-04-01T09:00:06.000000")},
+				start: localTime(t, "2025-04-01T09:00:00.000000"), end: localTime(t, "2025-04-01T09:00:06.000000")},
 		}},
 		// base_state says error although the last state event says
 		// finished: the saved state is the final word. The user's refusal
