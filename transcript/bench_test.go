@@ -73,3 +73,30 @@ func BenchmarkScan(b *testing.B) {
 		})
 	}
 }
+
+// The synthetic corpora the benchmarks read are read whole: every
+// session the generator wrote is found, with no problem and no damage.
+func TestSynthCorpusReads(t *testing.T) {
+	for _, format := range synth.Formats {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := synth.Write(dir, synth.Options{Format: format, Bytes: 2 << 20, Seed: 5, SessionBytes: 200 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Scan(context.Background(), []string{dir}, Options{NoGit: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Problems) > 0 || len(res.Sessions) != st.Sessions {
+				t.Fatalf("%d sessions of %d written, problems %v", len(res.Sessions), st.Sessions, res.Problems)
+			}
+			for _, s := range res.Sessions {
+				checkInvariants(t, s)
+				if s.Warnings > 0 || s.UserMessages == 0 || s.AssistantMessages == 0 || s.Agent != format {
+					t.Errorf("%s: %+v", s.ID, s)
+				}
+			}
+		})
+	}
+}

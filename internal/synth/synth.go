@@ -376,8 +376,8 @@ func (g *generator) aider(dir string, i int, target int64) (int64, int, error) {
 		sessions++
 		f.text(fmt.Sprintf("\n# aider chat started at %s\n\n", t.Format("2006-01-02 15:04:05")))
 		t = t.Add(time.Duration(10+g.rnd.IntN(100)) * time.Minute)
-		f.text("> /usr/local/bin/aider --model gpt-4o  \n> Aider v0.86.1  \n> Model: gpt-4o with diff edit format  \n\n")
-		for turn := 0; turn < 1+g.rnd.IntN(10) && f.n < target; turn++ {
+		f.text(fmt.Sprintf("> /home/dev/project%d/.venv/bin/aider --model gpt-4o  \n> Aider v0.86.1  \n> Model: gpt-4o with diff edit format  \n> Git repo: .git with %d files  \n> Repo-map: using 1024 tokens, auto refresh  \n\n", i, 20+g.rnd.IntN(2000)))
+		for turn := 0; turn < 1+g.rnd.IntN(10) && (turn == 0 || f.n < target); turn++ {
 			f.text("#### " + strings.ReplaceAll(strings.TrimSpace(g.text(40+g.rnd.IntN(200))), "\n", " ") + "  \n\n")
 			f.text(g.text(200+g.rnd.IntN(2000)) + "\n\n")
 			f.text("app.py\n```python\n<<<<<<< SEARCH\n" + g.text(100) + "\n=======\n" + g.text(120) + "\n>>>>>>> REPLACE\n```\n\n")
