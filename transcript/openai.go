@@ -238,18 +238,7 @@ func (r *openaiReader) message(v *fastjson.Value) {
 			m.Text = contentText(v.Get("content"))
 			m.Thinking = str(v, "reasoning_content")
 		}
-		for j, tc := range v.GetArray("tool_calls") {
-			id := str(tc, "id")
-			if id == "" {
-				id = "m" + strconv.Itoa(r.n) + "-" + strconv.Itoa(j)
-			}
-			c := lore.ToolCall{ID: id}
-			if keep {
-				c.Name = str(tc, "function", "name")
-				c.Input = raw(tc, "function", "arguments")
-			}
-			m.ToolCalls = append(m.ToolCalls, c)
-		}
+		m.ToolCalls = chatToolCalls(v, keep, "m"+strconv.Itoa(r.n)+"-")
 		if fc := v.Get("function_call"); fc != nil && fc.Type() == fastjson.TypeObject {
 			r.lastFn = "m" + strconv.Itoa(r.n)
 			c := lore.ToolCall{ID: r.lastFn}
@@ -315,4 +304,24 @@ func openaiResultError(p *fastjson.Parser, c *fastjson.Value) (bool, *int) {
 		}
 	}
 	return false, exit
+}
+
+// chatToolCalls reads the tool_calls of an OpenAI chat message (plain
+// lists, SWE-agent history, mini-swe-agent messages). A call without an id
+// gets idPrefix and its position. Names and arguments are kept only when
+// keep is set.
+func chatToolCalls(msg *fastjson.Value, keep bool, idPrefix string) []lore.ToolCall {
+	var calls []lore.ToolCall
+	for j, tc := range msg.GetArray("tool_calls") {
+		c := lore.ToolCall{ID: str(tc, "id")}
+		if c.ID == "" {
+			c.ID = idPrefix + strconv.Itoa(j)
+		}
+		if keep {
+			c.Name = str(tc, "function", "name")
+			c.Input = raw(tc, "function", "arguments")
+		}
+		calls = append(calls, c)
+	}
+	return calls
 }

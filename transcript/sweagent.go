@@ -214,18 +214,9 @@ func (r *sweReader) history(items []*fastjson.Value, prefix string) {
 				m.Thinking = str(h, "thought")
 			}
 			pending = pending[:0]
-			for j, tc := range h.GetArray("tool_calls") {
-				id := str(tc, "id")
-				if id == "" {
-					id = prefix + "h" + strconv.Itoa(i) + "-" + strconv.Itoa(j)
-				}
-				c := lore.ToolCall{ID: id}
-				if keep {
-					c.Name = str(tc, "function", "name")
-					c.Input = raw(tc, "function", "arguments")
-				}
-				m.ToolCalls = append(m.ToolCalls, c)
-				pending = append(pending, id)
+			m.ToolCalls = chatToolCalls(h, keep, prefix+"h"+strconv.Itoa(i)+"-")
+			for _, c := range m.ToolCalls {
+				pending = append(pending, c.ID)
 			}
 			if len(m.ToolCalls) == 0 && len(bytes.TrimSpace(h.GetStringBytes("action"))) > 0 {
 				id := prefix + "h" + strconv.Itoa(i)
@@ -512,18 +503,9 @@ func readMini(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc
 				msg.Thinking = str(m, "reasoning_content")
 			}
 			pending = pending[:0]
-			for j, tc := range m.GetArray("tool_calls") {
-				id := str(tc, "id")
-				if id == "" {
-					id = "m" + strconv.Itoa(i) + "-" + strconv.Itoa(j)
-				}
-				c := lore.ToolCall{ID: id}
-				if keep {
-					c.Name = str(tc, "function", "name")
-					c.Input = raw(tc, "function", "arguments")
-				}
-				msg.ToolCalls = append(msg.ToolCalls, c)
-				pending = append(pending, id)
+			msg.ToolCalls = chatToolCalls(m, keep, "m"+strconv.Itoa(i)+"-")
+			for _, c := range msg.ToolCalls {
+				pending = append(pending, c.ID)
 			}
 			if len(msg.ToolCalls) == 0 {
 				for j, a := range extra.GetArray("actions") {
