@@ -144,15 +144,6 @@ func (b *builder) count(m *lore.Message) {
 	}
 }
 
-// called reports whether a tool call id was already registered.
-func (b *builder) called(id string) bool {
-	_, ok := b.calls.recent[id]
-	if !ok {
-		_, ok = b.calls.older[id]
-	}
-	return ok
-}
-
 // callBytes is call for an id still in the parser's buffer: a known id
 // costs no allocation.
 func (b *builder) callBytes(id []byte) bool {

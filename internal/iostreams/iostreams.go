@@ -1,5 +1,5 @@
 // Package iostreams carries lore's terminal input and output, and knows
-// whether each stream is a terminal: progress and colour only on a TTY,
+// whether each stream is a terminal: progress bars only on a TTY,
 // plain text for pipes and files.
 package iostreams
 
@@ -19,8 +19,6 @@ type IOStreams struct {
 
 	outTTY bool
 	errTTY bool
-	color  bool
-	width  int
 }
 
 // System returns the process's own streams.
@@ -28,13 +26,6 @@ func System() *IOStreams {
 	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	s.outTTY = term.IsTerminal(int(os.Stdout.Fd()))
 	s.errTTY = term.IsTerminal(int(os.Stderr.Fd()))
-	_, noColor := os.LookupEnv("NO_COLOR")
-	s.color = s.outTTY && !noColor && os.Getenv("TERM") != "dumb"
-	if s.outTTY {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
-			s.width = w
-		}
-	}
 	return s
 }
 
@@ -49,18 +40,3 @@ func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
 
 // IsStderrTTY reports whether errors and progress go to a terminal.
 func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
-
-// SetTTY marks the streams as terminals or not (for tests).
-func (s *IOStreams) SetTTY(out, err bool) { s.outTTY, s.errTTY = out, err }
-
-// ColorEnabled reports whether output may carry colour: a terminal, and
-// NO_COLOR unset.
-func (s *IOStreams) ColorEnabled() bool { return s.color }
-
-// TerminalWidth is the output terminal's width, 120 when unknown.
-func (s *IOStreams) TerminalWidth() int {
-	if s.width > 0 {
-		return s.width
-	}
-	return 120
-}
