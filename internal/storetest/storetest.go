@@ -1,0 +1,853 @@
+// Package storetest is the conformance suite every lore.Store passes. It
+// speaks only lore.Store, so a new implementation runs it unchanged:
+//
+//	storetest.Run(t, func(t *testing.T, now func() time.Time) lore.Store { … })
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lorehq/lore"
+)
+
+// Opener returns a new, empty store that reads the time from now.
+type Opener func(t *testing.T, now func() time.Time) lore.Store
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+var start = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// env is one test's store and clock.
+type env struct {
+	open  Opener
+	t     *testing.T
+	s     lore.Store
+	clock *clock
+	ctx   context.Context
+}
+
+func newEnv(t *testing.T, open Opener) *env {
+	c := &clock{t: start}
+	return &env{open: open, t: t, s: open(t, c.now), clock: c, ctx: context.Background()}
+}
+
+// reopen returns a second, empty store of the same kind.
+func (e *env) reopen(now func() time.Time) lore.Store { return e.open(e.t, now) }
+
+func (e *env) add(items ...lore.Item) []lore.AddResult {
+	e.t.Helper()
+	res, err := e.s.Add(e.ctx, items)
+	if err != nil {
+		e.t.Fatalf("Add: %v", err)
+	}
+	if len(res) != len(items) {
+		e.t.Fatalf("Add returned %d results for %d items", len(res), len(items))
+	}
+	return res
+}
+
+func (e *env) get(id string) lore.Item {
+	e.t.Helper()
+	it, err := e.s.Item(e.ctx, id)
+	if err != nil {
+		e.t.Fatalf("Item(%s): %v", id, err)
+	}
+	return it
+}
+
+func (e *env) search(q lore.Query) []lore.Hit {
+	e.t.Helper()
+	hits, err := e.s.Search(e.ctx, q)
+	if err != nil {
+		e.t.Fatalf("Search(%q): %v", q.Text, err)
+	}
+	return hits
+}
+
+func (e *env) all() []lore.Item {
+	e.t.Helper()
+	var items []lore.Item
+	if err := e.s.Items(e.ctx, lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
+		items = append(items, it)
+		return nil
+	}); err != nil {
+		e.t.Fatalf("Items: %v", err)
+	}
+	return items
+}
+
+func ids(hits []lore.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+func ev(session string, pos int) []lore.Evidence {
+	return []lore.Evidence{{Session: session, Position: pos}}
+}
+
+// Run runs every conformance test against stores from open.
+func Run(t *testing.T, open Opener) {
+	tests := []struct {
+		name string
+		fn   func(*env)
+	}{
+		{"AddAndGet", testAddAndGet},
+		{"IDPrefix", testIDPrefix},
+		{"Validation", testValidation},
+		{"BatchIsOneTransaction", testBatchIsOneTransaction},
+		{"ExactDuplicateMerges", testExactDuplicate},
+		{"SameSessionConfirmsOnce", testSameSessionOnce},
+		{"ConfidenceCombinesAndCaps", testConfidence},
+		{"HandConfidence", testHandConfidence},
+		{"NearDuplicatesMerge", testNearDuplicates},
+		{"ScopesStayApart", testScopesApart},
+		{"CandidatePromotion", testPromotion},
+		{"Supersede", testSupersede},
+		{"SignatureSupersedes", testSignatureSupersedes},
+		{"RetireAndDelete", testRetireDelete},
+		{"Expires", testExpires},
+		{"SearchPeoplesWords", testSearchWords},
+		{"SearchHostileText", testSearchHostile},
+		{"SearchFilters", testSearchFilters},
+		{"ForgetSession", testForgetSession},
+		{"Redaction", testRedaction},
+		{"ImportRoundTrip", testImportRoundTrip},
+		{"ImportMergesByID", testImportMerges},
+		{"ItemsAndCount", testItemsCount},
+		{"ConcurrentAdds", testConcurrentAdds},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(newEnv(t, open)) })
+	}
+}
+
+func testAddAndGet(e *env) {
+	in := lore.Item{
+		Text:     "Pushing to main returns HTTP 405: the branch is protected; open a pull request instead.",
+		Category: lore.CategoryPitfall, Repo: "acme/api", Agent: lore.AgentClaudeCode,
+		Confidence: 0.8, Evidence: ev("claude-code:s1", 14), Signature: "http 405 method not allowed",
+		Tags: []string{"Git", "push", "git"},
+	}
+	res := e.add(in)
+	want := lore.ItemID(in.Text, in.Category, in.Repo, in.Agent)
+	if res[0].ID != want || res[0].Action != lore.Created {
+		e.t.Fatalf("Add = %+v, want created %s", res[0], want)
+	}
+	got := e.get(want)
+	if got.Text != in.Text || got.Category != in.Category || got.Repo != in.Repo || got.Agent != in.Agent ||
+		!near(got.Confidence, 0.8) || got.Status != lore.StatusActive || got.SourceCount != 1 ||
+		!reflect.DeepEqual(got.Evidence, in.Evidence) || got.Signature != in.Signature ||
+		!slices.Equal(got.Tags, []string{"git", "push"}) || len(got.Related) != 0 {
+		e.t.Errorf("stored item differs:\n got %+v\nfrom %+v", got, in)
+	}
+	if !got.FirstSeen.Equal(start) || !got.LastConfirmed.Equal(start) || !got.Expires.IsZero() {
+		e.t.Errorf("times: first %v last %v expires %v, want %v, %v, zero", got.FirstSeen, got.LastConfirmed, got.Expires, start, start)
+	}
+	if _, err := e.s.Item(e.ctx, "abcdef123456"); lore.ErrorCode(err) != lore.ENOTFOUND {
+		e.t.Errorf("missing item: error %v, want not found", err)
+	}
+}
+
+func testIDPrefix(e *env) {
+	res := e.add(lore.Item{Text: "The API listens on port 8080 in development", Category: lore.CategoryFact})
+	id := res[0].ID
+	if got := e.get(id[:6]); got.ID != id {
+		e.t.Errorf("Item(%s) = %s, want %s", id[:6], got.ID, id)
+	}
+	if got := e.get(strings.ToUpper(id)); got.ID != id {
+		e.t.Errorf("Item(upper case) = %s, want %s", got.ID, id)
+	}
+	for _, bad := range []string{"", "xyz", "12", "'; DROP TABLE items; --", id + "0000000000000000"} {
+		if _, err := e.s.Item(e.ctx, bad); err == nil {
+			e.t.Errorf("Item(%q): no error", bad)
+		}
+	}
+	// An ambiguous prefix is an error that says so, not a guess.
+	byPrefix := map[string]string{}
+	for i := 0; ; i++ {
+		text := fmt.Sprintf("fact number %d about the build", i)
+		id := lore.ItemID(text, lore.CategoryFact, "", "")
+		if other, ok := byPrefix[id[:4]]; ok {
+			e.add(lore.Item{Text: other, Category: lore.CategoryFact}, lore.Item{Text: text, Category: lore.CategoryFact})
+			_, err := e.s.Item(e.ctx, id[:4])
+			if lore.ErrorCode(err) != lore.EINVALID || !strings.Contains(err.Error(), "several") {
+				e.t.Errorf("ambiguous prefix %s: error %v, want one saying it names several items", id[:4], err)
+			}
+			break
+		}
+		byPrefix[id[:4]] = text
+	}
+}
+
+func testValidation(e *env) {
+	for _, it := range []lore.Item{
+		{Text: "", Category: lore.CategoryFact},
+		{Text: "   \n\t", Category: lore.CategoryFact},
+		{Text: "x", Category: "gossip"},
+		{Text: "x", Category: lore.CategoryFact, Confidence: 1.5},
+		{Text: "x", Category: lore.CategoryFact, Confidence: -0.1},
+		{Text: "x", Category: lore.CategoryFact, Confidence: math.NaN()},
+		{Text: "x", Category: lore.CategoryFact, Status: "maybe"},
+		{Text: "x", Category: lore.CategoryFact, Repo: "two words"},
+		{Text: "x", Category: lore.CategoryFact, Evidence: []lore.Evidence{{Session: "", Position: 1}}},
+		{Text: "x", Category: lore.CategoryFact, Evidence: []lore.Evidence{{Session: "s", Position: -1}}},
+	} {
+		_, err := e.s.Add(e.ctx, []lore.Item{it})
+		if lore.ErrorCode(err) != lore.EINVALID {
+			e.t.Errorf("Add(%+v): error %v, want invalid", it, err)
+		}
+	}
+	if n, _ := e.s.Count(e.ctx, lore.Filter{AnyStatus: true, Expired: true}); n != 0 {
+		e.t.Errorf("%d items stored from invalid input", n)
+	}
+}
+
+func testBatchIsOneTransaction(e *env) {
+	_, err := e.s.Add(e.ctx, []lore.Item{
+		{Text: "good one", Category: lore.CategoryFact},
+		{Text: "bad one", Category: "nonsense"},
+	})
+	if err == nil || !strings.Contains(err.Error(), "item 2") {
+		e.t.Errorf("error %v, want one naming item 2", err)
+	}
+	if n, _ := e.s.Count(e.ctx, lore.Filter{AnyStatus: true, Expired: true}); n != 0 {
+		e.t.Errorf("%d items stored from a failed batch", n)
+	}
+}
+
+func testExactDuplicate(e *env) {
+	a := lore.Item{Text: "Run `make generate` before `go test`.", Category: lore.CategoryPattern, Repo: "acme/api",
+		Confidence: 0.7, Evidence: ev("s1", 3)}
+	b := a
+	b.Text = "  run make generate before GO TEST  "
+	b.Evidence = ev("s2", 9)
+	e.clock.advance(time.Hour)
+	r := e.add(a, b)
+	if r[1].ID != r[0].ID || r[1].Action != lore.Merged || r[1].NearDuplicate {
+		e.t.Fatalf("second add = %+v, want merged into %s by id", r[1], r[0].ID)
+	}
+	got := e.get(r[0].ID)
+	if got.SourceCount != 2 || len(got.Evidence) != 2 || !near(got.Confidence, 0.91) {
+		e.t.Errorf("after two sessions: %d sources, %d evidence, confidence %v; want 2, 2, 0.91", got.SourceCount, len(got.Evidence), got.Confidence)
+	}
+	if got.Text != a.Text {
+		e.t.Errorf("text %q, want the first wording %q", got.Text, a.Text)
+	}
+	if n, _ := e.s.Count(e.ctx, lore.Filter{}); n != 1 {
+		e.t.Errorf("%d items, want 1", n)
+	}
+	want := []lore.Evidence{{Session: "s1", Position: 3}, {Session: "s2", Position: 9}}
+	if !reflect.DeepEqual(got.Evidence, want) {
+		e.t.Errorf("evidence %v, want %v in arrival order", got.Evidence, want)
+	}
+}
+
+func testSameSessionOnce(e *env) {
+	a := lore.Item{Text: "The staging database is reset every night at 02:00 UTC", Category: lore.CategoryFact,
+		Confidence: 0.6, Evidence: ev("s1", 1)}
+	e.add(a)
+	b := a
+	b.Evidence = ev("s1", 40)
+	e.clock.advance(time.Hour)
+	r := e.add(b, b)
+	if r[0].Action != lore.Unchanged || r[1].Action != lore.Unchanged {
+		e.t.Errorf("same session again: %v, %v; want unchanged", r[0].Action, r[1].Action)
+	}
+	got := e.get(r[0].ID)
+	if got.SourceCount != 1 || !near(got.Confidence, 0.6) || !got.LastConfirmed.Equal(start) {
+		e.t.Errorf("one session twice: %d sources, confidence %v, confirmed %v; want 1, 0.6, %v", got.SourceCount, got.Confidence, got.LastConfirmed, start)
+	}
+	// Evidence listing one session twice counts it once.
+	c := lore.Item{Text: "Another fact", Category: lore.CategoryFact, Confidence: 0.5,
+		Evidence: []lore.Evidence{{Session: "s9", Position: 1}, {Session: "s9", Position: 2}}}
+	id := e.add(c)[0].ID
+	if got := e.get(id); got.SourceCount != 1 || !near(got.Confidence, 0.5) {
+		e.t.Errorf("one session listed twice: %d sources, confidence %v; want 1, 0.5", got.SourceCount, got.Confidence)
+	}
+}
+
+func testConfidence(e *env) {
+	base := lore.Item{Text: "Integration tests need Docker running", Category: lore.CategoryFact, Repo: "acme/api"}
+	cs := []float64{0.5, 0.3, 0.9}
+	var id string
+	for i, c := range cs {
+		it := base
+		it.Confidence, it.Evidence = c, ev(fmt.Sprintf("s%d", i), i)
+		id = e.add(it)[0].ID
+	}
+	want := 1 - (1-0.5)*(1-0.3)*(1-0.9)
+	if got := e.get(id); !near(got.Confidence, want) || got.SourceCount != 3 {
+		e.t.Errorf("confidence %v from %d sources, want %v from 3", got.Confidence, got.SourceCount, want)
+	}
+	for i := range 20 {
+		it := base
+		it.Confidence, it.Evidence = 0.9, ev(fmt.Sprintf("more%d", i), 0)
+		e.add(it)
+	}
+	if got := e.get(id); got.Confidence != lore.MaxConfidence || got.SourceCount != 23 {
+		e.t.Errorf("after 23 sessions: confidence %v, %d sources; want the cap %v, 23", got.Confidence, got.SourceCount, lore.MaxConfidence)
+	}
+}
+
+func testHandConfidence(e *env) {
+	it := lore.Item{Text: "Never run migrations against production from a laptop", Category: lore.CategoryPitfall, Confidence: 0.5}
+	id := e.add(it)[0].ID
+	it.Confidence = 0.6
+	if r := e.add(it); r[0].Action != lore.Merged {
+		e.t.Errorf("a higher hand confidence: %v, want merged", r[0].Action)
+	}
+	it.Confidence = 0.4
+	if r := e.add(it); r[0].Action != lore.Unchanged {
+		e.t.Errorf("a lower hand confidence: %v, want unchanged", r[0].Action)
+	}
+	if got := e.get(id); !near(got.Confidence, 0.6) || got.SourceCount != 0 {
+		e.t.Errorf("hand-given: confidence %v, %d sources; want the highest given, 0.6, and 0 sources", got.Confidence, got.SourceCount)
+	}
+	it.Confidence, it.Evidence = 0.5, ev("s1", 2)
+	e.add(it)
+	if got := e.get(id); !near(got.Confidence, 0.8) || got.SourceCount != 1 {
+		e.t.Errorf("hand 0.6 and a session 0.5: confidence %v, %d sources; want 0.8, 1", got.Confidence, got.SourceCount)
+	}
+}
+
+func testNearDuplicates(e *env) {
+	a := lore.Item{Text: "Pushing to main fails with HTTP 405 because of branch protection", Category: lore.CategoryPitfall,
+		Repo: "acme/api", Confidence: 0.7, Evidence: ev("s1", 5)}
+	b := a
+	b.Text, b.Evidence = "Pushing to the main branch failed with HTTP 405 because of branch protection.", ev("s2", 8)
+	r := e.add(a, b)
+	if r[1].ID != r[0].ID || !r[1].NearDuplicate || r[1].Action != lore.Merged {
+		e.t.Fatalf("near-duplicate: %+v, want merged into %s", r[1], r[0].ID)
+	}
+	if got := e.get(r[0].ID); got.SourceCount != 2 {
+		e.t.Errorf("near-duplicate merge: %d sources, want 2", got.SourceCount)
+	}
+	// A different number or path is a different item, however similar.
+	c := a
+	c.Text, c.Evidence = "Pushing to main fails with HTTP 403 because of branch protection", ev("s3", 1)
+	d := lore.Item{Text: "Config lives in ~/.config/acme/settings.toml", Category: lore.CategoryFact, Repo: "acme/api"}
+	f := d
+	f.Text = "Config lives in ~/.config/acme/settings.yaml"
+	r = e.add(c, d, f)
+	if r[0].ID == r[1].ID || r[0].Action != lore.Created || r[2].Action != lore.Created {
+		e.t.Errorf("different numbers or paths merged: %+v", r)
+	}
+	// Texts on one topic in other words stay apart.
+	g := a
+	g.Text, g.Evidence = "Open a pull request instead of pushing; main only accepts merges", ev("s4", 2)
+	if r := e.add(g); r[0].Action != lore.Created {
+		e.t.Errorf("a different sentence on the same topic: %v, want created", r[0].Action)
+	}
+}
+
+func testScopesApart(e *env) {
+	text := "Tests must run with -race"
+	var items []lore.Item
+	for _, sc := range []struct {
+		c           lore.Category
+		repo, agent string
+	}{
+		{lore.CategoryPattern, "", ""}, {lore.CategoryPattern, "acme/api", ""}, {lore.CategoryPattern, "", lore.AgentCodex},
+		{lore.CategoryPattern, "acme/api", lore.AgentCodex}, {lore.CategoryFact, "", ""}, {lore.CategoryPattern, "acme/web", ""},
+	} {
+		items = append(items, lore.Item{Text: text, Category: sc.c, Repo: sc.repo, Agent: sc.agent})
+	}
+	res := e.add(items...)
+	seen := map[string]bool{}
+	for i, r := range res {
+		if r.Action != lore.Created || seen[r.ID] {
+			e.t.Errorf("scope %d: %+v, want a new item", i, r)
+		}
+		seen[r.ID] = true
+	}
+}
+
+func testPromotion(e *env) {
+	it := lore.Item{Text: "The flaky test TestRetry passes on a second run", Category: lore.CategoryFact,
+		Status: lore.StatusCandidate, Confidence: 0.5, Evidence: ev("s1", 1)}
+	id := e.add(it)[0].ID
+	if got := e.get(id); got.Status != lore.StatusCandidate {
+		e.t.Fatalf("status %s, want candidate", got.Status)
+	}
+	it.Evidence = ev("s2", 1)
+	e.add(it)
+	if got := e.get(id); got.Status != lore.StatusActive || !near(got.Confidence, 0.75) {
+		e.t.Errorf("two sessions at 0.5: status %s, confidence %v; want active, 0.75", got.Status, got.Confidence)
+	}
+	weak := lore.Item{Text: "Maybe the cache is stale", Category: lore.CategoryQuestion, Status: lore.StatusCandidate,
+		Confidence: 0.3, Evidence: ev("s1", 1)}
+	id = e.add(weak)[0].ID
+	weak.Evidence = ev("s2", 2)
+	e.add(weak)
+	if got := e.get(id); got.Status != lore.StatusCandidate {
+		e.t.Errorf("two sessions at 0.3 (0.51): status %s, want candidate", got.Status)
+	}
+}
+
+func testSupersede(e *env) {
+	r := e.add(
+		lore.Item{Text: "Deploy with make deploy", Category: lore.CategoryPattern, Repo: "acme/api"},
+		lore.Item{Text: "Deploy with the release workflow; make deploy was removed", Category: lore.CategoryPattern, Repo: "acme/api"},
+	)
+	if err := e.s.Supersede(e.ctx, r[0].ID, r[1].ID); err != nil {
+		e.t.Fatal(err)
+	}
+	old, nw := e.get(r[0].ID), e.get(r[1].ID)
+	if old.Status != lore.StatusSuperseded || !slices.Equal(nw.Related, []string{old.ID}) || nw.Status != lore.StatusActive {
+		e.t.Errorf("after Supersede: old %s, new related %v status %s", old.Status, nw.Related, nw.Status)
+	}
+	if hits := e.search(lore.Query{Text: "deploy"}); !slices.Equal(ids(hits), []string{nw.ID}) {
+		e.t.Errorf("search finds %v, want only the new item", ids(hits))
+	}
+	if err := e.s.Supersede(e.ctx, r[1].ID, r[1].ID); err == nil {
+		e.t.Error("an item superseding itself: no error")
+	}
+	if err := e.s.Supersede(e.ctx, "abcdef000000", r[1].ID); lore.ErrorCode(err) != lore.ENOTFOUND {
+		e.t.Errorf("superseding a missing item: %v, want not found", err)
+	}
+}
+
+func testSignatureSupersedes(e *env) {
+	sig := "go: updates to go.mod needed"
+	old := e.add(lore.Item{Text: "Run go get ./... when go.mod needs updates", Category: lore.CategoryPitfall,
+		Repo: "acme/api", Signature: sig, Evidence: ev("s1", 3)})[0]
+	other := e.add(lore.Item{Text: "Run go get ./... when go.mod needs updates", Category: lore.CategoryPitfall,
+		Repo: "acme/web", Signature: sig, Evidence: ev("s1", 3)})[0]
+	nw := e.add(lore.Item{Text: "Run go mod tidy, not go get, when go.mod needs updates", Category: lore.CategoryPitfall,
+		Repo: "acme/api", Signature: sig, Evidence: ev("s2", 7)})[0]
+	if !slices.Equal(nw.Superseded, []string{old.ID}) {
+		e.t.Errorf("Superseded = %v, want [%s]", nw.Superseded, old.ID)
+	}
+	if got := e.get(old.ID); got.Status != lore.StatusSuperseded {
+		e.t.Errorf("old status %s, want superseded", got.Status)
+	}
+	if got := e.get(other.ID); got.Status != lore.StatusActive {
+		e.t.Errorf("same signature in another repo: status %s, want active", got.Status)
+	}
+	if got := e.get(nw.ID); !slices.Equal(got.Related, []string{old.ID}) {
+		e.t.Errorf("new related %v, want [%s]", got.Related, old.ID)
+	}
+	// Facts do not supersede by signature.
+	f1 := e.add(lore.Item{Text: "fact one", Category: lore.CategoryFact, Signature: "x"})[0]
+	e.add(lore.Item{Text: "fact two", Category: lore.CategoryFact, Signature: "x"})
+	if got := e.get(f1.ID); got.Status != lore.StatusActive {
+		e.t.Errorf("a fact with a signature was superseded")
+	}
+}
+
+func testRetireDelete(e *env) {
+	r := e.add(
+		lore.Item{Text: "The linter is golangci-lint v2", Category: lore.CategoryFact, Evidence: ev("s1", 1)},
+		lore.Item{Text: "The formatter is gofumpt", Category: lore.CategoryFact},
+	)
+	if err := e.s.Retire(e.ctx, r[0].ID); err != nil {
+		e.t.Fatal(err)
+	}
+	if got := e.get(r[0].ID); got.Status != lore.StatusRetired {
+		e.t.Errorf("status %s, want retired", got.Status)
+	}
+	if hits := e.search(lore.Query{Text: "linter"}); len(hits) != 0 {
+		e.t.Errorf("a retired item is found: %v", ids(hits))
+	}
+	if hits := e.search(lore.Query{Text: "linter", Filter: lore.Filter{Statuses: []lore.Status{lore.StatusRetired}}}); len(hits) != 1 {
+		e.t.Errorf("retired items on request: %v", ids(hits))
+	}
+	// Learning a retired item again adds evidence but does not bring it back.
+	e.add(lore.Item{Text: "The linter is golangci-lint v2", Category: lore.CategoryFact, Evidence: ev("s2", 1)})
+	if got := e.get(r[0].ID); got.Status != lore.StatusRetired || got.SourceCount != 2 {
+		e.t.Errorf("retired item learned again: %s with %d sources, want retired with 2", got.Status, got.SourceCount)
+	}
+	if err := e.s.Delete(e.ctx, r[0].ID); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.s.Item(e.ctx, r[0].ID); lore.ErrorCode(err) != lore.ENOTFOUND {
+		e.t.Errorf("deleted item: %v, want not found", err)
+	}
+	if err := e.s.Delete(e.ctx, r[0].ID); lore.ErrorCode(err) != lore.ENOTFOUND {
+		e.t.Errorf("deleting twice: %v, want not found", err)
+	}
+	if err := e.s.Retire(e.ctx, "abcdef000000"); lore.ErrorCode(err) != lore.ENOTFOUND {
+		e.t.Errorf("retiring a missing item: %v, want not found", err)
+	}
+	// A deleted item comes back as new when learned again.
+	if r := e.add(lore.Item{Text: "The linter is golangci-lint v2", Category: lore.CategoryFact, Evidence: ev("s3", 1)}); r[0].Action != lore.Created {
+		e.t.Errorf("re-adding a deleted item: %v, want created", r[0].Action)
+	}
+}
+
+func testExpires(e *env) {
+	r := e.add(lore.Item{Text: "CI is down for maintenance this week", Category: lore.CategoryFact,
+		Expires: start.Add(48 * time.Hour)})
+	if hits := e.search(lore.Query{Text: "CI maintenance"}); len(hits) != 1 {
+		e.t.Fatalf("before expiry: %d hits, want 1", len(hits))
+	}
+	e.clock.advance(72 * time.Hour)
+	if hits := e.search(lore.Query{Text: "CI maintenance"}); len(hits) != 0 {
+		e.t.Errorf("after expiry: %d hits, want 0", len(hits))
+	}
+	if hits := e.search(lore.Query{Text: "CI maintenance", Filter: lore.Filter{Expired: true}}); len(hits) != 1 {
+		e.t.Errorf("expired on request: %d hits, want 1", len(hits))
+	}
+	if n, _ := e.s.Count(e.ctx, lore.Filter{}); n != 0 {
+		e.t.Errorf("Count counts an expired item")
+	}
+	if got := e.get(r[0].ID); !got.Expires.Equal(start.Add(48*time.Hour)) || !got.Expired(e.clock.now()) {
+		e.t.Errorf("expires %v", got.Expires)
+	}
+}
+
+var corpus = []lore.Item{
+	{Text: "Pushing directly to main is rejected with HTTP 405 because the branch is protected; open a pull request", Category: lore.CategoryPitfall, Repo: "acme/api"},
+	{Text: "The GitHub token for the release job is read from ~/.config/gh/hosts.yml", Category: lore.CategoryFact, Repo: "acme/api"},
+	{Text: "TestUploadRetry is flaky under -race and passes when run again", Category: lore.CategoryPitfall, Repo: "acme/api", Tags: []string{"flaky"}},
+	{Text: "Run make generate before go test, or the mocks are missing", Category: lore.CategoryPattern, Repo: "acme/api"},
+	{Text: "The Edit tool fails with 'File has not been read yet' unless the file was read first", Category: lore.CategoryToolQuirk, Agent: lore.AgentClaudeCode},
+	{Text: "apply_patch rejects patches whose context lines do not match exactly", Category: lore.CategoryToolQuirk, Agent: lore.AgentCodex},
+	{Text: "Database migrations live in db/migrations and are applied with goose up", Category: lore.CategoryFact, Repo: "acme/web"},
+	{Text: "Why does the nightly build time out on arm64?", Category: lore.CategoryQuestion, Repo: "acme/web"},
+	{Text: "npm ci fails behind the corporate proxy unless NODE_EXTRA_CA_CERTS points to the proxy certificate", Category: lore.CategoryPitfall},
+	{Text: "Use rg instead of grep -r for searching large repositories", Category: lore.CategoryPattern},
+}
+
+func testSearchWords(e *env) {
+	res := e.add(corpus...)
+	id := func(i int) string { return res[i].ID }
+	for _, tt := range []struct {
+		q    string
+		want string // the best hit
+	}{
+		{"why can't I push to main? I get a 405", id(0)},
+		{"where is the github token?", id(1)},
+		{"which tests are flaky", id(2)},
+		{"mocks missing when running tests", id(3)},
+		{"edit tool says file has not been read", id(4)},
+		{"patch rejected", id(5)},
+		{"how do I apply database migrations?", id(6)},
+		{"nightly builds timing out", id(7)},
+		{"NPM install failing on proxy certificates", id(8)},
+		{"what should I use for searching a repository", id(9)},
+	} {
+		hits := e.search(lore.Query{Text: tt.q, Filter: lore.Filter{}})
+		if len(hits) == 0 || hits[0].ID != tt.want {
+			e.t.Errorf("Search(%q): best %v, want %s", tt.q, ids(hits), tt.want)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].Score > hits[i-1].Score {
+				e.t.Errorf("Search(%q): hits not best first", tt.q)
+			}
+		}
+	}
+	// OR semantics: a word that no item holds does not hide the others.
+	if hits := e.search(lore.Query{Text: "flaky zebra xylophone"}); len(hits) != 1 || hits[0].ID != id(2) {
+		e.t.Errorf("OR semantics: %v", ids(hits))
+	}
+	// Tags are searched too.
+	e.add(lore.Item{Text: "Something unrelated", Category: lore.CategoryFact, Tags: []string{"kubernetes"}})
+	if hits := e.search(lore.Query{Text: "kubernetes"}); len(hits) != 1 {
+		e.t.Errorf("tag search: %d hits, want 1", len(hits))
+	}
+	if hits := e.search(lore.Query{Text: "the"}); len(hits) == 0 {
+		e.t.Errorf("a query of stop words only finds nothing")
+	}
+	if hits := e.search(lore.Query{Text: "flaky proxy build token", Limit: 2}); len(hits) != 2 {
+		e.t.Errorf("limit 2: %d hits", len(hits))
+	}
+	hits := e.search(lore.Query{Text: "token"})
+	if len(hits) == 0 || len(hits[0].Evidence) != 0 && hits[0].SourceCount == 0 {
+		e.t.Errorf("search hit incomplete: %+v", hits)
+	}
+}
+
+func testSearchHostile(e *env) {
+	e.add(corpus...)
+	for _, q := range []string{
+		`"`, `""`, `"unbalanced`, `main"`, `a:b`, `text:push`, `(push`, `push)`, `()`, `NEAR(push main)`,
+		`push NEAR main`, `push*`, `*`, `^push`, `-push`, `+push`, `push AND`, `OR`, `AND OR NOT`, `NOT push`,
+		`{text tags}: push`, `'; DROP TABLE items; --`, "\x00", "push\x00main", `\`, `%_`, `col:`, `:`,
+		strings.Repeat("(", 1000), strings.Repeat("push ", 5000), "😀 push 🚀", "ﬁle", `"push" "main"`,
+	} {
+		if _, err := e.s.Search(e.ctx, lore.Query{Text: q}); err != nil {
+			e.t.Errorf("Search(%.40q): %v", q, err)
+		}
+	}
+	if hits := e.search(lore.Query{Text: `push" OR "x`}); len(hits) == 0 || hits[0].ID != lore.ItemID(corpus[0].Text, corpus[0].Category, corpus[0].Repo, corpus[0].Agent) {
+		e.t.Errorf("quotes in a query: %v", ids(hits))
+	}
+}
+
+func testSearchFilters(e *env) {
+	e.add(corpus...)
+	all := e.search(lore.Query{Text: "tests flaky token push edit patch migrations build npm rg", Limit: 100})
+	if len(all) != len(corpus) {
+		e.t.Fatalf("%d hits for a query naming every item, want %d", len(all), len(corpus))
+	}
+	for _, f := range []lore.Filter{
+		{Repo: "acme/api"}, {Repo: "acme/web"}, {Agent: lore.AgentCodex}, {Category: lore.CategoryPitfall},
+		{Repo: "acme/api", Category: lore.CategoryPattern}, {Repo: "nobody/nothing"},
+	} {
+		hits := e.search(lore.Query{Text: "tests flaky token push edit patch migrations build npm rg", Filter: f, Limit: 100})
+		want := 0
+		for _, it := range corpus {
+			if (f.Repo == "" || it.Repo == f.Repo) && (f.Agent == "" || it.Agent == f.Agent) && (f.Category == "" || it.Category == f.Category) {
+				want++
+			}
+		}
+		if len(hits) != want {
+			e.t.Errorf("filter %+v: %d hits, want %d", f, len(hits), want)
+		}
+		for _, h := range hits {
+			if f.Repo != "" && h.Repo != f.Repo || f.Agent != "" && h.Agent != f.Agent || f.Category != "" && h.Category != f.Category {
+				e.t.Errorf("filter %+v let through %+v", f, h.Item)
+			}
+		}
+	}
+}
+
+func testForgetSession(e *env) {
+	r := e.add(
+		lore.Item{Text: "only from s1", Category: lore.CategoryFact, Confidence: 0.7, Evidence: ev("s1", 1)},
+		lore.Item{Text: "from s1 and s2", Category: lore.CategoryFact, Confidence: 0.5, Evidence: ev("s1", 2)},
+		lore.Item{Text: "from s1 and s2", Category: lore.CategoryFact, Confidence: 0.6, Evidence: ev("s2", 3)},
+		lore.Item{Text: "by hand and s1", Category: lore.CategoryFact, Confidence: 0.4},
+		lore.Item{Text: "by hand and s1", Category: lore.CategoryFact, Confidence: 0.5, Evidence: ev("s1", 4)},
+		lore.Item{Text: "only from s2", Category: lore.CategoryFact, Confidence: 0.7, Evidence: ev("s2", 1)},
+	)
+	res, err := e.s.ForgetSession(e.ctx, "s1")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if res != (lore.ForgetResult{Evidence: 3, Updated: 2, Deleted: 1}) {
+		e.t.Errorf("ForgetSession = %+v, want 3 evidence, 2 updated, 1 deleted", res)
+	}
+	if _, err := e.s.Item(e.ctx, r[0].ID); lore.ErrorCode(err) != lore.ENOTFOUND {
+		e.t.Errorf("item only s1 taught: %v, want deleted", err)
+	}
+	if got := e.get(r[1].ID); got.SourceCount != 1 || !near(got.Confidence, 0.6) || !reflect.DeepEqual(got.Evidence, ev("s2", 3)) {
+		e.t.Errorf("item s1 and s2 taught: %d sources, confidence %v, evidence %v; want 1, 0.6, s2", got.SourceCount, got.Confidence, got.Evidence)
+	}
+	if got := e.get(r[3].ID); got.SourceCount != 0 || !near(got.Confidence, 0.4) {
+		e.t.Errorf("item added by hand: %d sources, confidence %v; want 0, 0.4", got.SourceCount, got.Confidence)
+	}
+	if got := e.get(r[5].ID); got.SourceCount != 1 || !near(got.Confidence, 0.7) {
+		e.t.Errorf("item of another session changed: %+v", got)
+	}
+	if res, err := e.s.ForgetSession(e.ctx, "s1"); err != nil || res != (lore.ForgetResult{}) {
+		e.t.Errorf("forgetting again: %+v, %v; want nothing to do", res, err)
+	}
+	if _, err := e.s.ForgetSession(e.ctx, " "); lore.ErrorCode(err) != lore.EINVALID {
+		e.t.Errorf("empty session: %v, want invalid", err)
+	}
+	// What a forgotten session taught can be learned again from scratch.
+	if r := e.add(lore.Item{Text: "only from s1", Category: lore.CategoryFact, Evidence: ev("s1", 1)}); r[0].Action != lore.Created {
+		e.t.Errorf("relearning: %v, want created", r[0].Action)
+	}
+}
+
+func testRedaction(e *env) {
+	secret := "ghp_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	r := e.add(lore.Item{Text: "Authenticate with GH_TOKEN=" + secret + " before pushing", Category: lore.CategoryFact,
+		Signature: "token " + secret, Tags: []string{secret}})
+	got := e.get(r[0].ID)
+	b, _ := json.Marshal(got)
+	if strings.Contains(string(b), secret) || strings.Contains(string(b), secret[4:20]) {
+		e.t.Fatalf("the store kept a secret: %s", b)
+	}
+	if !strings.Contains(got.Text, "[REDACTED:") {
+		e.t.Errorf("text %q has no redaction marker", got.Text)
+	}
+	if hits := e.search(lore.Query{Text: secret}); len(hits) != 0 {
+		e.t.Errorf("searching for the secret finds %d items", len(hits))
+	}
+}
+
+func testImportRoundTrip(e *env) {
+	e.add(corpus...)
+	e.add(lore.Item{Text: "Pushing directly to main is rejected with HTTP 405 because the branch is protected; open a pull request",
+		Category: lore.CategoryPitfall, Repo: "acme/api", Confidence: 0.9, Evidence: ev("s7", 12), Tags: []string{"git"}})
+	e.add(lore.Item{Text: "Staging is frozen", Category: lore.CategoryFact, Expires: start.Add(time.Hour), Evidence: []lore.Evidence{{Session: "a", Position: 1}, {Session: "b", Position: 2}}})
+	r := e.add(lore.Item{Text: "Old way", Category: lore.CategoryPattern}, lore.Item{Text: "New way", Category: lore.CategoryPattern, Status: lore.StatusCandidate, Confidence: 0.3})
+	if err := e.s.Supersede(e.ctx, r[0].ID, r[1].ID); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.s.Retire(e.ctx, lore.ItemID(corpus[9].Text, corpus[9].Category, "", "")); err != nil {
+		e.t.Fatal(err)
+	}
+	before := e.all()
+	// Through JSON, as an export would carry them.
+	b, err := json.Marshal(before)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var items []lore.Item
+	if err := json.Unmarshal(b, &items); err != nil {
+		e.t.Fatal(err)
+	}
+	e2 := &env{t: e.t, ctx: e.ctx, clock: &clock{t: start.Add(100 * 24 * time.Hour)}}
+	e2.s = e.reopen(e2.clock.now)
+	res, err := e2.s.Import(e2.ctx, items)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Action != lore.Created || r.ID != items[i].ID {
+			e.t.Errorf("import %d: %+v", i, r)
+		}
+	}
+	after := e2.all()
+	if !reflect.DeepEqual(before, after) {
+		bb, _ := json.MarshalIndent(before, "", " ")
+		ab, _ := json.MarshalIndent(after, "", " ")
+		e.t.Errorf("import gave different items:\nbefore %s\nafter %s", bb, ab)
+	}
+	// Importing the same again changes nothing.
+	res, err = e2.s.Import(e2.ctx, items)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Action != lore.Unchanged {
+			e.t.Errorf("second import %d: %v, want unchanged", i, r.Action)
+		}
+	}
+	if again := e2.all(); !reflect.DeepEqual(before, again) {
+		e.t.Errorf("a second import changed the items")
+	}
+}
+
+func testImportMerges(e *env) {
+	id := e.add(lore.Item{Text: "Builds need GOFLAGS=-mod=mod", Category: lore.CategoryFact, Confidence: 0.5, Evidence: ev("s1", 1)})[0].ID
+	in := e.get(id)
+	in.Evidence = []lore.Evidence{{Session: "s2", Position: 4}}
+	in.Confidence = 0.5
+	in.Tags = []string{"go"}
+	res, err := e.s.Import(e.ctx, []lore.Item{in})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if res[0].Action != lore.Merged {
+		e.t.Errorf("import of a stored id: %v, want merged", res[0].Action)
+	}
+	got := e.get(id)
+	if got.SourceCount != 2 || !near(got.Confidence, 0.75) || !slices.Equal(got.Tags, []string{"go"}) {
+		e.t.Errorf("after import merge: %d sources, confidence %v, tags %v; want 2, 0.75, [go]", got.SourceCount, got.Confidence, got.Tags)
+	}
+	// Import does not merge near-duplicates: they keep their own ids.
+	nd := lore.Item{Text: "Builds always need GOFLAGS=-mod=mod", Category: lore.CategoryFact}
+	res, err = e.s.Import(e.ctx, []lore.Item{nd})
+	if err != nil || res[0].Action != lore.Created || res[0].ID == id {
+		e.t.Errorf("import of a near-duplicate: %+v, %v; want a new item", res, err)
+	}
+	if _, err := e.s.Import(e.ctx, []lore.Item{{ID: "nothex!", Text: "x", Category: lore.CategoryFact}}); lore.ErrorCode(err) != lore.EINVALID {
+		e.t.Errorf("import of a bad id: %v, want invalid", err)
+	}
+}
+
+func testItemsCount(e *env) {
+	e.add(corpus...)
+	var got []string
+	err := e.s.Items(e.ctx, lore.Filter{Repo: "acme/api"}, func(it lore.Item) error {
+		got = append(got, it.ID)
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(got) != 4 || !slices.IsSorted(got) {
+		e.t.Errorf("Items(acme/api) = %v, want 4 ids in order", got)
+	}
+	if n, err := e.s.Count(e.ctx, lore.Filter{Repo: "acme/api"}); err != nil || n != 4 {
+		e.t.Errorf("Count(acme/api) = %d, %v; want 4", n, err)
+	}
+	stop := fmt.Errorf("stop")
+	calls := 0
+	err = e.s.Items(e.ctx, lore.Filter{}, func(lore.Item) error { calls++; return stop })
+	if err != stop || calls != 1 {
+		e.t.Errorf("Items does not stop on fn's error: %v after %d calls", err, calls)
+	}
+	// Many items, across pages, each once.
+	var many []lore.Item
+	for i := range 1234 {
+		many = append(many, lore.Item{Text: fmt.Sprintf("generated fact %d", i), Category: lore.CategoryFact, Evidence: ev(fmt.Sprintf("g%d", i%7), i)})
+	}
+	e.add(many...)
+	seen := map[string]bool{}
+	n := 0
+	if err := e.s.Items(e.ctx, lore.Filter{Category: lore.CategoryFact}, func(it lore.Item) error {
+		if seen[it.ID] || len(it.Evidence) != it.SourceCount {
+			e.t.Errorf("item %s seen twice or with %d evidence for %d sources", it.ID, len(it.Evidence), it.SourceCount)
+		}
+		seen[it.ID] = true
+		n++
+		return nil
+	}); err != nil {
+		e.t.Fatal(err)
+	}
+	if n != 1234+2 {
+		e.t.Errorf("%d facts listed, want %d", n, 1234+2)
+	}
+}
+
+func testConcurrentAdds(e *env) {
+	const workers, each = 8, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				// Every worker adds the same shared items and its own.
+				items := []lore.Item{
+					{Text: fmt.Sprintf("shared item %d", i), Category: lore.CategoryFact, Confidence: 0.1, Evidence: ev(fmt.Sprintf("w%d", w), i)},
+					{Text: fmt.Sprintf("worker %d item %d", w, i), Category: lore.CategoryFact},
+				}
+				if _, err := e.s.Add(e.ctx, items); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		e.t.Fatalf("concurrent add: %v", err)
+	}
+	if n, _ := e.s.Count(e.ctx, lore.Filter{}); n != each+workers*each {
+		e.t.Errorf("%d items, want %d", n, each+workers*each)
+	}
+	got := e.get(lore.ItemID("shared item 7", lore.CategoryFact, "", ""))
+	if got.SourceCount != workers || !near(got.Confidence, lore.CombineConfidence(0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1)) {
+		e.t.Errorf("shared item: %d sources, confidence %v; want %d", got.SourceCount, got.Confidence, workers)
+	}
+}

@@ -1,0 +1,250 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/terms"
+)
+
+// Item returns the item with this id, or the one item whose id starts
+// with it.
+func (s *Store) Item(ctx context.Context, id string) (lore.Item, error) {
+	rowid, _, err := resolve(ctx, s.db, id)
+	if err != nil {
+		return lore.Item{}, err
+	}
+	st, err := scanRow(s.db.QueryRowContext(ctx, `SELECT `+rowColumns+` FROM items WHERE rowid = ?`, rowid))
+	if err != nil {
+		return lore.Item{}, err
+	}
+	items := []lore.Item{st.item}
+	if err := s.loadEvidence(ctx, []int64{rowid}, items); err != nil {
+		return lore.Item{}, err
+	}
+	return items[0], nil
+}
+
+// loadEvidence fills items[i].Evidence from the rows of rowids[i].
+func (s *Store) loadEvidence(ctx context.Context, rowids []int64, items []lore.Item) error {
+	if len(rowids) == 0 {
+		return nil
+	}
+	at := make(map[int64]int, len(rowids))
+	args := make([]any, len(rowids))
+	for i, r := range rowids {
+		at[r] = i
+		args[i] = r
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT item, session, position FROM evidence WHERE item IN (`+
+		placeholders(len(rowids))+`) ORDER BY item, ord, session`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r int64
+		var e lore.Evidence
+		if err := rows.Scan(&r, &e.Session, &e.Position); err != nil {
+			return err
+		}
+		it := &items[at[r]]
+		it.Evidence = append(it.Evidence, e)
+	}
+	return rows.Err()
+}
+
+// where turns a filter into SQL conditions on the items table (aliased i)
+// and their arguments.
+func (s *Store) where(f lore.Filter) (string, []any) {
+	var conds []string
+	var args []any
+	if !f.AnyStatus {
+		statuses := f.Statuses
+		if len(statuses) == 0 {
+			statuses = []lore.Status{lore.StatusActive}
+		}
+		conds = append(conds, "i.status IN ("+placeholders(len(statuses))+")")
+		for _, st := range statuses {
+			args = append(args, string(st))
+		}
+	}
+	for _, c := range []struct{ col, val string }{{"repo", f.Repo}, {"agent", f.Agent}, {"category", string(f.Category)}} {
+		if c.val != "" {
+			conds = append(conds, "i."+c.col+" = ?")
+			args = append(args, c.val)
+		}
+	}
+	if !f.Expired {
+		conds = append(conds, "(i.expires IS NULL OR i.expires > ?)")
+		args = append(args, micros(s.now()))
+	}
+	if len(conds) == 0 {
+		return "1", nil
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// rowColumnsOf is rowColumns with every column qualified by the alias i.
+var rowColumnsOf = func() string {
+	cols := strings.Split(rowColumns, ",")
+	for i, c := range cols {
+		cols[i] = "i." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}()
+
+// Search finds the items that answer q: any of its terms (stemmed, stop
+// words dropped), ranked by bm25 with matches in the text weighing twice
+// those in tags; ties go to the more confident item.
+func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
+	ts := terms.Of(q.Text)
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	quoted := make([]string, len(ts))
+	for i, t := range ts {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	cond, args := s.where(q.Filter)
+	args = append([]any{strings.Join(quoted, " OR ")}, args...)
+	args = append(args, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumnsOf+`, bm25(items_fts, 2.0, 1.0) AS score
+		FROM items_fts JOIN items i ON i.rowid = items_fts.rowid
+		WHERE items_fts MATCH ? AND `+cond+`
+		ORDER BY score, i.confidence DESC, i.id LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var hits []lore.Hit
+	var rowids []int64
+	for rows.Next() {
+		var st stored
+		var score float64
+		var err error
+		st, err = scanRow(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &score)...) }))
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		hits = append(hits, lore.Hit{Item: st.item, Score: -score})
+		rowids = append(rowids, st.rowid)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	items := make([]lore.Item, len(hits))
+	for i := range hits {
+		items[i] = hits[i].Item
+	}
+	if err := s.loadEvidence(ctx, rowids, items); err != nil {
+		return nil, err
+	}
+	for i := range hits {
+		hits[i].Item = items[i]
+	}
+	return hits, nil
+}
+
+// scanFunc adapts a function to the scanner interface.
+type scanFunc func(...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// pageSize is how many items Items reads at a time; no cursor stays open
+// while fn runs, so fn may use the store.
+const pageSize = 500
+
+// Items calls fn for every item f selects, in id order.
+func (s *Store) Items(ctx context.Context, f lore.Filter, fn func(lore.Item) error) error {
+	cond, args := s.where(f)
+	after := ""
+	for {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumnsOf+` FROM items i WHERE i.id > ? AND `+cond+
+			` ORDER BY i.id LIMIT ?`, append(append([]any{after}, args...), pageSize)...)
+		if err != nil {
+			return err
+		}
+		var items []lore.Item
+		var rowids []int64
+		for rows.Next() {
+			st, err := scanRow(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			items, rowids = append(items, st.item), append(rowids, st.rowid)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := s.loadEvidence(ctx, rowids, items); err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := fn(it); err != nil {
+				return err
+			}
+		}
+		if len(items) < pageSize {
+			return nil
+		}
+		after = items[len(items)-1].ID
+	}
+}
+
+// Count returns how many items f selects.
+func (s *Store) Count(ctx context.Context, f lore.Filter) (int, error) {
+	cond, args := s.where(f)
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM items i WHERE `+cond, args...).Scan(&n)
+	return n, err
+}
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// resolve returns the rowid and id of the item id names: an id, or the
+// start of exactly one id.
+func resolve(ctx context.Context, q querier, id string) (int64, string, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if !lore.ValidIDPrefix(id) {
+		return 0, "", lore.Errorf(lore.EINVALID, "%q is not an item id (4 to 24 hex digits)", id)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT rowid, id FROM items WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"~")
+	if err != nil {
+		return 0, "", err
+	}
+	defer rows.Close()
+	var rowids []int64
+	var ids []string
+	for rows.Next() {
+		var r int64
+		var full string
+		if err := rows.Scan(&r, &full); err != nil {
+			return 0, "", err
+		}
+		rowids, ids = append(rowids, r), append(ids, full)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, "", err
+	}
+	switch {
+	case len(ids) == 0:
+		return 0, "", lore.Errorf(lore.ENOTFOUND, "no item %s", id)
+	case len(ids) > 1 && ids[0] != id:
+		return 0, "", lore.Errorf(lore.EINVALID, "%s is the start of several ids (%s, %s, …): give more of it", id, ids[0], ids[1])
+	}
+	return rowids[0], ids[0], nil
+}

@@ -1,0 +1,231 @@
+// Package sqlite is the embedded lore.Store: one SQLite file, pure Go,
+// full-text search with FTS5 and bm25, safe for several processes at once.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/lorehq/lore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// busyTimeout is how long SQLite itself waits for another connection's
+// lock; busyDeadline is how long a write retries after that before it
+// gives up with an error that says what to do.
+const (
+	busyTimeout  = 5 * time.Second
+	busyDeadline = 2 * time.Minute
+)
+
+// Store is a lore.Store in one SQLite file.
+type Store struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+}
+
+var _ lore.Store = (*Store)(nil)
+
+// Options change how a store is opened.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Open opens the store at path, creating it (and its folder, 0700) when it
+// does not exist, and brings its schema up to date. The file and SQLite's
+// journal files are readable by their owner only.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := create(path); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", strconv.Itoa(int(busyTimeout/time.Millisecond)))
+	q.Set("_txlock", "immediate")
+	q.Set("_foreign_keys", "1")
+	q.Set("_synchronous", "NORMAL")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "cache_size(-32000)")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	s := &Store{db: db, path: path, now: opts.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, explain(err))
+	}
+	return s, nil
+}
+
+// create makes the store's folder (0700) and an empty file (0600) when
+// they do not exist, so that SQLite, which gives its journal files the
+// database file's mode, never creates anything readable by others.
+func create(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// Path is the file the store lives in.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrate applies the embedded migrations the file has not seen, in one
+// write transaction, so that processes opening a new store at once apply
+// them once.
+func (s *Store) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	var version int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > len(names) {
+		return fmt.Errorf("the store has schema version %d, newer than this lore knows (%d): upgrade lore", version, len(names))
+	}
+	if version == len(names) {
+		return nil
+	}
+	// WAL lets readers go on while one process writes; it is a property
+	// of the file, set once.
+	if err := s.retry(ctx, func() error {
+		_, err := s.db.ExecContext(ctx, "PRAGMA journal_mode=WAL")
+		return err
+	}); err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return err
+		}
+		for i := version; i < len(names); i++ {
+			b, err := migrations.ReadFile(names[i])
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
+				return fmt.Errorf("migration %s: %w", filepath.Base(names[i]), err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(names)))
+		return err
+	})
+}
+
+// write runs fn in a write transaction (BEGIN IMMEDIATE), retrying while
+// another process holds the store, so that a user never sees "database is
+// locked" for a wait that ends.
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.retry(ctx, func() error {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// retry calls fn until it succeeds, fails with something other than a
+// busy store, or busyDeadline passes.
+func (s *Store) retry(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(busyDeadline)
+	wait := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !busy(err) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the store %s has been locked by another process for %s; is a lore or sqlite3 process stuck? (%w)", s.path, busyDeadline, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 200*time.Millisecond)
+	}
+}
+
+// busy reports whether err is SQLite saying another connection holds a
+// lock.
+func busy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
+// explain turns SQLite's errors about the file itself into what a user
+// can act on.
+func explain(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB:
+			return errors.New("the file is not a lore store (not an SQLite database)")
+		case sqlite3.SQLITE_CORRUPT:
+			return errors.New("the store file is damaged (SQLite reports corruption); restore it from a backup or an export")
+		case sqlite3.SQLITE_READONLY:
+			return errors.New("the store file is read-only")
+		case sqlite3.SQLITE_CANTOPEN:
+			return errors.New("cannot open the store file: check the folder exists and is writable")
+		}
+	}
+	return err
+}
+
+// micros and fromMicros convert times to and from the stored form.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// placeholders returns "?, ?, …" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}

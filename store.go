@@ -1,0 +1,159 @@
+package lore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Store keeps knowledge items. Every implementation merges on write by the
+// same rules, which the conformance suite in internal/storetest checks:
+//
+//   - An item's id derives from its normalised text, category, repo and
+//     agent; adding the same item again adds its evidence to the stored one.
+//   - An item whose text is a near-duplicate of a stored item's (Jaccard
+//     similarity of word shingles at or above dedup.Threshold, the same
+//     numbers, paths and identifiers, the same category, repo and agent) is
+//     merged into it the same way.
+//   - Evidence counts distinct sessions: a session confirms an item once.
+//     Confidence is 1 − Π(1 − cᵢ) over those sessions and the confidence
+//     given by hand (for items added without a session, the highest one
+//     given), capped at MaxConfidence.
+//   - A pitfall or tool quirk with the same signature and scope as an
+//     active item but a different text supersedes it.
+//   - A candidate confirmed by two or more sessions and reaching
+//     PromoteConfidence becomes active. Retired and superseded items stay
+//     so when confirmed again.
+type Store interface {
+	// Add merges items into the store in one transaction and reports what
+	// became of each, in order.
+	Add(ctx context.Context, items []Item) ([]AddResult, error)
+	// Import writes items as they are (ids, confidences, times, statuses),
+	// in one transaction. An item whose id is already stored is merged
+	// into it as Add would; near-duplicates are not looked for, so that an
+	// export imported into an empty store gives back the same items.
+	Import(ctx context.Context, items []Item) ([]AddResult, error)
+
+	// Item returns the item with this id or unique id prefix.
+	Item(ctx context.Context, id string) (Item, error)
+	// Search returns the items that best answer q, best first.
+	Search(ctx context.Context, q Query) ([]Hit, error)
+	// Items calls fn for every item that f selects, in id order.
+	Items(ctx context.Context, f Filter, fn func(Item) error) error
+	// Count returns how many items f selects.
+	Count(ctx context.Context, f Filter) (int, error)
+
+	// Supersede marks old as superseded by new and lists old in new's
+	// Related.
+	Supersede(ctx context.Context, oldID, newID string) error
+	// Retire marks an item retired: it stays, but is no longer handed out.
+	Retire(ctx context.Context, id string) error
+	// Delete removes an item and its evidence.
+	Delete(ctx context.Context, id string) error
+	// ForgetSession removes a session's evidence from every item,
+	// recomputes their confidence, and deletes the items left with no
+	// evidence and no confidence given by hand.
+	ForgetSession(ctx context.Context, session string) (ForgetResult, error)
+
+	Close() error
+}
+
+// AddAction says what Add did with an item.
+type AddAction string
+
+const (
+	// Created: the item is new.
+	Created AddAction = "created"
+	// Merged: the item was stored already (by id, or as a near-duplicate)
+	// and gained evidence or confidence.
+	Merged AddAction = "merged"
+	// Unchanged: the item was stored already and brought nothing new,
+	// such as the same session confirming it again.
+	Unchanged AddAction = "unchanged"
+)
+
+// AddResult is what became of one added item.
+type AddResult struct {
+	// ID is the stored item's id: the added item's own, or the id of the
+	// item it was merged into.
+	ID     string
+	Action AddAction
+	// NearDuplicate is set when the item was merged into a different
+	// item whose text is similar.
+	NearDuplicate bool
+	// Superseded lists the items this one superseded.
+	Superseded []string
+}
+
+// Query is a search.
+type Query struct {
+	// Text is a question or keywords in people's words. Terms are ORed,
+	// stemmed and stop words dropped; no character in it is an operator.
+	Text string
+	Filter
+	// Limit caps the hits; 0 means 10.
+	Limit int
+}
+
+// Filter selects items by scope, category and status.
+type Filter struct {
+	Repo     string
+	Agent    string
+	Category Category
+	// Statuses selects items in any of these statuses; empty means
+	// active only. AnyStatus selects every item.
+	Statuses []Status
+	// AnyStatus selects items whatever their status.
+	AnyStatus bool
+	// Expired includes items whose expiry has passed; by default
+	// they are left out.
+	Expired bool
+}
+
+// Hit is one search result.
+type Hit struct {
+	Item
+	// Score is higher for a better match; it compares hits of one search
+	// only.
+	Score float64
+}
+
+// ForgetResult counts what ForgetSession did.
+type ForgetResult struct {
+	Evidence int // evidence entries removed
+	Updated  int // items that kept other evidence, with confidence recomputed
+	Deleted  int // items deleted because nothing else supported them
+}
+
+// Error codes, which the command line maps onto exit codes.
+const (
+	EINVALID  = "invalid"
+	ENOTFOUND = "not_found"
+	ECONFLICT = "conflict"
+)
+
+// Error is an error a user can act on, with a code callers branch on.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with this code.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, or "".
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Clock returns the current time; stores take one so tests can fix it.
+type Clock func() time.Time
