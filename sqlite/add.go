@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/dedup"
@@ -26,37 +29,16 @@ func (s *Store) Import(ctx context.Context, items []lore.Item) ([]lore.AddResult
 }
 
 func (s *Store) put(ctx context.Context, items []lore.Item, add bool) ([]lore.AddResult, error) {
-	now := s.now()
-	prepared := make([]lore.Item, len(items))
-	for i, it := range items {
-		p, err := lore.Prepare(it, now)
-		if err != nil {
-			if len(items) > 1 {
-				return nil, fmt.Errorf("item %d: %w", i+1, err)
-			}
-			return nil, err
-		}
-		prepared[i] = p
+	prepared, fps, err := prepare(items, s.now())
+	if err != nil {
+		return nil, err
 	}
 	var results []lore.AddResult
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		w, err := newWriter(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer w.close()
-		results = make([]lore.AddResult, len(prepared))
-		for i, it := range prepared {
-			if add {
-				results[i], err = w.add(ctx, it)
-			} else {
-				results[i], err = w.importItem(ctx, it)
-			}
-			if err != nil {
-				return fmt.Errorf("item %d: %w", i+1, err)
-			}
-		}
-		return nil
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		b := &batch{store: s, tx: tx, add: add, fps: fps}
+		results, err = b.run(ctx, prepared)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -64,63 +46,655 @@ func (s *Store) put(ctx context.Context, items []lore.Item, add bool) ([]lore.Ad
 	return results, nil
 }
 
-// writer holds the statements of one write transaction.
-type writer struct {
-	tx                                       *sql.Tx
-	byID, norm, bands, insert, band, addEv   *sql.Stmt
-	evConf, update, signature, setSuperseded *sql.Stmt
+// prepare checks items and computes their fingerprints, on every core and
+// before the write transaction, so that other writers wait less.
+func prepare(items []lore.Item, now time.Time) ([]lore.Item, []*fingerprint, error) {
+	prepared := make([]lore.Item, len(items))
+	fps := make([]*fingerprint, len(items))
+	errs := make([]error, len(items))
+	workers := 1
+	if len(items) >= 512 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(items); i += workers {
+				prepared[i], errs[i] = lore.Prepare(items[i], now)
+				if errs[i] == nil {
+					fps[i] = newFingerprint(prepared[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			if len(items) > 1 {
+				return nil, nil, fmt.Errorf("item %d: %w", i+1, err)
+			}
+			return nil, nil, err
+		}
+	}
+	return prepared, fps, nil
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{tx: tx}
-	for _, p := range []struct {
-		st  **sql.Stmt
-		sql string
-	}{
-		{&w.byID, `SELECT ` + rowColumns + ` FROM items WHERE id = ?`},
-		{&w.norm, `SELECT norm FROM items WHERE rowid = ?`},
-		{&w.bands, `SELECT DISTINCT item FROM bands WHERE key IN (` + placeholders(dedup.Bands) + `)`},
-		{&w.insert, `INSERT INTO items (id, text, norm, category, repo, agent, confidence, manual_confidence,
-			status, source_count, first_seen, last_confirmed, expires, signature, tags, related)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&w.band, `INSERT OR IGNORE INTO bands (key, item) VALUES (?, ?)`},
-		{&w.addEv, `INSERT OR IGNORE INTO evidence (item, session, position, confidence, ord)
-			VALUES (?, ?, ?, ?, (SELECT count(*) FROM evidence WHERE item = ?))`},
-		{&w.evConf, `SELECT confidence FROM evidence WHERE item = ?`},
-		{&w.update, `UPDATE items SET confidence = ?, manual_confidence = ?, status = ?, source_count = ?,
-			first_seen = ?, last_confirmed = ?, expires = ?, tags = ?, related = ? WHERE rowid = ?`},
-		{&w.signature, `SELECT rowid, id FROM items WHERE signature = ? AND category = ? AND repo = ?
-			AND agent = ? AND status IN ('active', 'candidate') AND rowid <> ?`},
-		{&w.setSuperseded, `UPDATE items SET status = 'superseded' WHERE rowid = ?`},
-	} {
-		st, err := tx.PrepareContext(ctx, p.sql)
-		if err != nil {
-			w.close()
+// row is an item with what merging needs beyond lore.Item: the confidence
+// each session brought (parallel to Evidence) and the highest confidence
+// given by hand.
+type row struct {
+	rowid  int64 // 0 for an item not written yet
+	item   lore.Item
+	conf   []float64
+	manual float64
+	fp     *fingerprint
+	// stored evidence entries; those after it are new in this batch
+	storedEvidence int
+	storedTags     []string
+	changed        bool
+}
+
+// newRow makes the row of an item that is not stored yet. For add, each
+// session brings the item's confidence; for import, each brings the
+// share that reproduces the item's confidence.
+func newRow(it lore.Item, add bool) *row {
+	r := &row{item: it}
+	if len(it.Evidence) == 0 {
+		r.manual = it.Confidence
+		return r
+	}
+	per := it.Confidence
+	if !add {
+		per = perSession(it)
+	}
+	r.conf = make([]float64, len(it.Evidence))
+	for i := range r.conf {
+		r.conf[i] = per
+	}
+	if add {
+		r.item.Confidence = lore.CombineConfidence(r.conf...)
+	}
+	return r
+}
+
+// perSession is the confidence each of an item's sessions must bring for
+// the item to have its confidence: the inverse of CombineConfidence over
+// equal shares, for items imported without per-session figures.
+func perSession(it lore.Item) float64 {
+	n := float64(len(it.Evidence))
+	return 1 - math.Pow(1-min(it.Confidence, lore.MaxConfidence), 1/n)
+}
+
+// merge folds an incoming item into r by the rules lore.Store documents,
+// and reports whether anything changed.
+func (r *row) merge(in lore.Item, add bool) bool {
+	old := r.item
+	per := in.Confidence
+	if !add && len(in.Evidence) > 0 {
+		per = perSession(in)
+	}
+	added := 0
+	for _, e := range in.Evidence {
+		if !slices.ContainsFunc(r.item.Evidence, func(x lore.Evidence) bool { return x.Session == e.Session }) {
+			r.item.Evidence = append(r.item.Evidence, e)
+			r.conf = append(r.conf, per)
+			added++
+		}
+	}
+	manual := r.manual
+	if len(in.Evidence) == 0 && in.Confidence > manual {
+		manual = in.Confidence
+	}
+	it := &r.item
+	it.Tags = appendNew(slices.Clone(old.Tags), in.Tags...)
+	it.Related = appendNew(slices.Clone(old.Related), in.Related...)
+	if in.FirstSeen.Before(it.FirstSeen) {
+		it.FirstSeen = in.FirstSeen
+	}
+	confirmed := added > 0 || manual != r.manual
+	if confirmed && in.LastConfirmed.After(it.LastConfirmed) {
+		it.LastConfirmed = in.LastConfirmed
+	}
+	if !old.Expires.IsZero() && in.Expires.After(old.Expires) {
+		it.Expires = in.Expires
+	}
+	it.SourceCount = len(it.Evidence)
+	if confirmed {
+		it.Confidence = lore.CombineConfidence(append(slices.Clone(r.conf), manual)...)
+	}
+	if it.Status == lore.StatusCandidate && (add && in.Status == lore.StatusActive ||
+		it.SourceCount >= 2 && it.Confidence >= lore.PromoteConfidence) {
+		it.Status = lore.StatusActive
+	}
+	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
+		!it.FirstSeen.Equal(old.FirstSeen) || !it.LastConfirmed.Equal(old.LastConfirmed) ||
+		!it.Expires.Equal(old.Expires) || !slices.Equal(it.Tags, old.Tags) || !slices.Equal(it.Related, old.Related)
+	r.manual = manual
+	r.changed = r.changed || changed
+	return changed
+}
+
+func appendNew(xs []string, ys ...string) []string {
+	for _, y := range ys {
+		if !slices.Contains(xs, y) {
+			xs = append(xs, y)
+		}
+	}
+	return xs
+}
+
+// batch is one Add or Import call. It reads what it needs of the stored
+// items in a few queries, decides every merge in memory, and writes new
+// items in one statement per table: per-statement costs, not SQLite's
+// work, dominate small writes.
+type batch struct {
+	store *Store
+	tx    *sql.Tx
+	add   bool
+
+	byID    map[string]*row // stored rows read, and new rows, by id
+	byRowid map[int64]*row
+	bands   map[int64][]*row // band key → rows (stored and new)
+	news    []*row
+	touched []*row // stored rows merged into, in order
+	fps     []*fingerprint
+}
+
+// fingerprint is what merging compares of an item's text, computed once.
+type fingerprint struct {
+	norm string
+	dedup.Fingerprint
+	keys [dedup.Bands]int64
+}
+
+func newFingerprint(it lore.Item) *fingerprint {
+	f := &fingerprint{norm: lore.NormalizeText(it.Text)}
+	f.Fingerprint = dedup.Of(f.norm)
+	f.keys = f.BandKeys(scope(it))
+	return f
+}
+
+func (b *batch) run(ctx context.Context, items []lore.Item) ([]lore.AddResult, error) {
+	b.byID, b.byRowid, b.bands = map[string]*row{}, map[int64]*row{}, map[int64][]*row{}
+	if err := b.loadByID(ctx, items); err != nil {
+		return nil, err
+	}
+	if b.add {
+		if err := b.loadCandidates(ctx, items); err != nil {
 			return nil, err
 		}
-		*p.st = st
 	}
-	return w, nil
+	results := make([]lore.AddResult, len(items))
+	for i, it := range items {
+		r, err := b.one(ctx, it, b.fps[i])
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i+1, err)
+		}
+		results[i] = r
+	}
+	if err := b.write(ctx); err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
-func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.byID, w.norm, w.bands, w.insert, w.band, w.addEv, w.evConf, w.update, w.signature, w.setSuperseded} {
-		if st != nil {
-			st.Close()
+func scope(it lore.Item) string {
+	return string(it.Category) + "\x00" + it.Repo + "\x00" + it.Agent
+}
+
+func sameItem(r *row, it lore.Item, norm string) bool {
+	return r.item.Category == it.Category && r.item.Repo == it.Repo && r.item.Agent == it.Agent &&
+		r.fingerprint().norm == norm
+}
+
+// one decides what becomes of one item.
+func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.AddResult, error) {
+	r, err := b.find(ctx, &it, fp.norm)
+	if err != nil {
+		return lore.AddResult{}, err
+	}
+	if r != nil {
+		return b.mergeInto(r, it, false), nil
+	}
+	if !b.add {
+		return b.create(ctx, it, fp)
+	}
+	var best *row
+	bestSim := 0.0
+	for _, k := range fp.keys {
+		for _, c := range b.bands[k] {
+			if sim := dedup.Similarity(fp.Fingerprint, c.fingerprint().Fingerprint); sim >= dedup.Threshold && (sim > bestSim || sim == bestSim && c.order() < best.order()) {
+				best, bestSim = c, sim
+			}
 		}
 	}
+	if best != nil {
+		return b.mergeInto(best, it, true), nil
+	}
+	return b.create(ctx, it, fp)
 }
 
-// stored is an item row as merging needs it.
+// fingerprint returns the row's fingerprint, computing it once.
+func (r *row) fingerprint() *fingerprint {
+	if r.fp == nil {
+		r.fp = newFingerprint(r.item)
+	}
+	return r.fp
+}
+
+// order ranks candidates of equal similarity: stored before new, older
+// before younger.
+func (r *row) order() int64 {
+	if r.rowid == 0 {
+		return math.MaxInt64
+	}
+	return r.rowid
+}
+
+// find returns the row with the item's id, if the text is the same. When
+// a different text holds the short id (a rare collision), the item takes
+// its long id.
+func (b *batch) find(ctx context.Context, it *lore.Item, norm string) (*row, error) {
+	r := b.byID[it.ID]
+	if r == nil || sameItem(r, *it, norm) {
+		return r, nil
+	}
+	if !b.add {
+		return nil, fmt.Errorf("id %s is taken by a different item", it.ID)
+	}
+	long := lore.LongItemID(it.Text, it.Category, it.Repo, it.Agent)
+	it.ID = long
+	if r := b.byID[long]; r != nil {
+		return r, nil
+	}
+	st, err := loadRows(ctx, b.tx, `WHERE id = ?`, long)
+	if err != nil || len(st) == 0 {
+		return nil, err
+	}
+	b.remember(st[0])
+	return st[0], nil
+}
+
+func (b *batch) mergeInto(r *row, it lore.Item, nearDup bool) lore.AddResult {
+	res := lore.AddResult{ID: r.item.ID, Action: lore.Unchanged, NearDuplicate: nearDup}
+	if r.merge(it, b.add) {
+		res.Action = lore.Merged
+		if r.rowid != 0 && !slices.Contains(b.touched, r) {
+			b.touched = append(b.touched, r)
+		}
+	}
+	return res
+}
+
+// create makes a new row, and supersedes what it replaces.
+func (b *batch) create(ctx context.Context, it lore.Item, fp *fingerprint) (lore.AddResult, error) {
+	r := newRow(it, b.add)
+	r.fp = fp
+	b.news = append(b.news, r)
+	b.byID[it.ID] = r
+	for _, k := range r.fingerprint().keys {
+		b.bands[k] = append(b.bands[k], r)
+	}
+	res := lore.AddResult{ID: it.ID, Action: lore.Created}
+	if b.add {
+		var err error
+		res.Superseded, err = b.supersede(ctx, r)
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// supersede marks superseded the active and candidate items with the new
+// item's error signature and scope: the same error, resolved differently.
+func (b *batch) supersede(ctx context.Context, r *row) ([]string, error) {
+	it := r.item
+	if it.Signature == "" || (it.Category != lore.CategoryPitfall && it.Category != lore.CategoryToolQuirk) ||
+		it.Status != lore.StatusActive && it.Status != lore.StatusCandidate {
+		return nil, nil
+	}
+	stored, err := loadRows(ctx, b.tx, `WHERE signature = ? AND category = ? AND repo = ? AND agent = ?
+		AND status IN ('active', 'candidate')`, it.Signature, string(it.Category), it.Repo, it.Agent)
+	if err != nil {
+		return nil, err
+	}
+	var olds []*row
+	for _, s := range stored {
+		if known := b.byRowid[s.rowid]; known != nil {
+			s = known
+		} else {
+			b.remember(s)
+		}
+		olds = append(olds, s)
+	}
+	for _, n := range b.news {
+		if n != r && n.item.Signature == it.Signature && scope(n.item) == scope(it) {
+			olds = append(olds, n)
+		}
+	}
+	var ids []string
+	for _, o := range olds {
+		if o.item.Status != lore.StatusActive && o.item.Status != lore.StatusCandidate {
+			continue
+		}
+		o.item.Status = lore.StatusSuperseded
+		o.changed = true
+		if o.rowid != 0 && !slices.Contains(b.touched, o) {
+			b.touched = append(b.touched, o)
+		}
+		ids = append(ids, o.item.ID)
+	}
+	r.item.Related = appendNew(r.item.Related, ids...)
+	return ids, nil
+}
+
+// remember indexes a stored row read in this batch.
+func (b *batch) remember(r *row) {
+	if _, ok := b.byRowid[r.rowid]; ok {
+		return
+	}
+	b.byRowid[r.rowid] = r
+	if _, ok := b.byID[r.item.ID]; !ok {
+		b.byID[r.item.ID] = r
+	}
+}
+
+// loadByID reads the stored items with the batch's ids.
+func (b *batch) loadByID(ctx context.Context, items []lore.Item) error {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	rows, err := loadRows(ctx, b.tx, `WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		b.remember(r)
+	}
+	return nil
+}
+
+// loadCandidates reads the stored items that share a band key with any of
+// the batch's items and are not theirs by id: the near-duplicate
+// candidates.
+func (b *batch) loadCandidates(ctx context.Context, items []lore.Item) error {
+	keys := make([]int64, 0, len(items)*dedup.Bands)
+	for i, it := range items {
+		if _, ok := b.byID[it.ID]; !ok {
+			keys = append(keys, b.fps[i].keys[:]...)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	q, err := b.tx.QueryContext(ctx, `SELECT DISTINCT item FROM bands WHERE key IN (SELECT value FROM json_each(?))`, jsonArray(keys))
+	if err != nil {
+		return err
+	}
+	var rowids []int64
+	for q.Next() {
+		var r int64
+		if err := q.Scan(&r); err != nil {
+			q.Close()
+			return err
+		}
+		if _, ok := b.byRowid[r]; !ok {
+			rowids = append(rowids, r)
+		}
+	}
+	q.Close()
+	if err := q.Err(); err != nil || len(rowids) == 0 {
+		return err
+	}
+	slices.Sort(rowids)
+	rows, err := loadRows(ctx, b.tx, `WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`, jsonArray(rowids))
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		b.remember(r)
+		for _, k := range r.fingerprint().keys {
+			b.bands[k] = append(b.bands[k], r)
+		}
+	}
+	return nil
+}
+
+func jsonArray[T any](xs []T) string {
+	if len(xs) == 0 {
+		return "[]"
+	}
+	bs, _ := json.Marshal(xs)
+	return string(bs)
+}
+
+// write stores the batch: updates of merged rows, then every new row, its
+// evidence and its full-text entry, many rows per statement.
+func (b *batch) write(ctx context.Context) error {
+	var updates, evidence, index, bands [][]any
+	for _, r := range b.touched {
+		it := r.item
+		updates = append(updates, []any{r.rowid, it.Confidence, r.manual, string(it.Status), len(it.Evidence),
+			micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it), jsonList(it.Related)})
+		for i := r.storedEvidence; i < len(it.Evidence); i++ {
+			e := it.Evidence[i]
+			evidence = append(evidence, []any{r.rowid, e.Session, e.Position, r.conf[i], i})
+		}
+		if !slices.Equal(it.Tags, r.storedTags) {
+			if err := b.retag(ctx, r); err != nil {
+				return err
+			}
+		}
+	}
+	err := b.insertRows(ctx, `UPDATE items SET confidence = v.column2, manual_confidence = v.column3,
+		status = v.column4, source_count = v.column5, first_seen = v.column6, last_confirmed = v.column7,
+		expires = v.column8, related = v.column9 FROM (VALUES `, updates, `) AS v WHERE items.rowid = v.column1`, nil)
+	if err != nil {
+		return err
+	}
+	rows := make([][]any, len(b.news))
+	for i, r := range b.news {
+		it := r.item
+		rows[i] = []any{it.ID, it.Text, string(it.Category), it.Repo, it.Agent, it.Confidence, r.manual,
+			string(it.Status), len(it.Evidence), micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it),
+			it.Signature, jsonList(it.Tags), jsonList(it.Related)}
+	}
+	rowids := make(map[string]int64, len(b.news))
+	err = b.insertRows(ctx, `INSERT INTO items (id, text, category, repo, agent, confidence,
+		manual_confidence, status, source_count, first_seen, last_confirmed, expires, signature, tags, related)
+		VALUES `, rows, ` RETURNING rowid, id`, func(q *sql.Rows) error {
+		var r int64
+		var id string
+		if err := q.Scan(&r, &id); err != nil {
+			return err
+		}
+		rowids[id] = r
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range b.news {
+		it := r.item
+		r.rowid = rowids[it.ID]
+		for i, e := range it.Evidence {
+			evidence = append(evidence, []any{r.rowid, e.Session, e.Position, r.conf[i], i})
+		}
+		index = append(index, ftsRow(r))
+		for _, k := range r.fingerprint().keys {
+			bands = append(bands, []any{k, r.rowid})
+		}
+	}
+	if err := b.insertRows(ctx, `INSERT INTO evidence (item, session, position, confidence, ord) VALUES `, evidence, "", nil); err != nil {
+		return err
+	}
+	if err := b.insertRows(ctx, `INSERT OR IGNORE INTO bands (key, item) VALUES `, bands, "", nil); err != nil {
+		return err
+	}
+	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, index, "", nil)
+}
+
+// ftsRow is a row's entry in the full-text index.
+func ftsRow(r *row) []any {
+	return []any{r.rowid, r.item.Text, strings.Join(r.item.Tags, " ")}
+}
+
+// chunkRows is the most rows one multi-row statement writes. Shorter runs
+// are split into powers of two, so that every statement text recurs and
+// its prepared form is reused: preparing a statement of a thousand values
+// costs as much as running it.
+const chunkRows = 256
+
+// insertRows runs prefix + "(?, …), (?, …)" + suffix over rows, many at a
+// time; each row the statement returns goes to scan.
+func (b *batch) insertRows(ctx context.Context, prefix string, rows [][]any, suffix string, scan func(*sql.Rows) error) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	cols := len(rows[0])
+	for len(rows) > 0 {
+		n := chunkRows
+		for n > len(rows) {
+			n /= 2
+		}
+		st, err := b.store.statement(ctx, prefix, cols, n, suffix)
+		if err != nil {
+			return err
+		}
+		st = b.tx.StmtContext(ctx, st)
+		args := make([]any, 0, n*cols)
+		for _, r := range rows[:n] {
+			args = append(args, r...)
+		}
+		if scan == nil {
+			_, err = st.ExecContext(ctx, args...)
+		} else {
+			err = queryEach(ctx, st, args, scan)
+		}
+		if err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+func queryEach(ctx context.Context, st *sql.Stmt, args []any, scan func(*sql.Rows) error) error {
+	q, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	for q.Next() {
+		if err := scan(q); err != nil {
+			return err
+		}
+	}
+	return q.Err()
+}
+
+// statement returns the prepared multi-row statement for n rows of cols
+// values, preparing it once per store.
+func (s *Store) statement(ctx context.Context, prefix string, cols, n int, suffix string) (*sql.Stmt, error) {
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", prefix, cols, n, suffix)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.stmts[key]; ok {
+		return st, nil
+	}
+	tuple := "(" + placeholders(cols) + ")"
+	st, err := s.db.PrepareContext(ctx, prefix+strings.TrimSuffix(strings.Repeat(tuple+", ", n), ", ")+suffix)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[key] = st
+	return st, nil
+}
+
+// expiresValue is the stored form of an item's expiry: NULL for never.
+func expiresValue(it lore.Item) any {
+	if it.Expires.IsZero() {
+		return nil
+	}
+	return micros(it.Expires)
+}
+
+// retag writes a stored row's new tags, in the row and in the full-text
+// index.
+func (b *batch) retag(ctx context.Context, r *row) error {
+	if _, err := b.tx.ExecContext(ctx, `UPDATE items SET tags = ? WHERE rowid = ?`, jsonList(r.item.Tags), r.rowid); err != nil {
+		return err
+	}
+	if _, err := b.tx.ExecContext(ctx, `DELETE FROM items_fts WHERE rowid = ?`, r.rowid); err != nil {
+		return err
+	}
+	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, [][]any{ftsRow(r)}, "", nil)
+}
+
+// loadRows reads stored items, with their evidence and its confidences,
+// selected by a WHERE clause on items.
+func loadRows(ctx context.Context, q querier, where string, args ...any) ([]*row, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+rowColumns+` FROM items `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []*row
+	byRowid := map[int64]*row{}
+	for rows.Next() {
+		st, err := scanRow(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		r := &row{rowid: st.rowid, item: st.item, manual: st.manual, storedTags: st.item.Tags}
+		out = append(out, r)
+		byRowid[r.rowid] = r
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, err
+	}
+	rowids := make([]int64, len(out))
+	for i, r := range out {
+		rowids[i] = r.rowid
+	}
+	ev, err := q.QueryContext(ctx, `SELECT item, session, position, confidence FROM evidence
+		WHERE item IN (SELECT value FROM json_each(?)) ORDER BY item, ord, session`, jsonArray(rowids))
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	for ev.Next() {
+		var item int64
+		var e lore.Evidence
+		var c float64
+		if err := ev.Scan(&item, &e.Session, &e.Position, &c); err != nil {
+			return nil, err
+		}
+		r := byRowid[item]
+		r.item.Evidence = append(r.item.Evidence, e)
+		r.conf = append(r.conf, c)
+	}
+	for _, r := range out {
+		r.storedEvidence = len(r.item.Evidence)
+	}
+	return out, ev.Err()
+}
+
+// stored is an item row as scanRow reads it.
 type stored struct {
 	rowid  int64
 	item   lore.Item
-	norm   string
 	manual float64
 }
 
 // rowColumns are the columns scanRow reads, in its order.
-const rowColumns = `rowid, id, text, norm, category, repo, agent, confidence, manual_confidence, status,
+const rowColumns = `rowid, id, text, category, repo, agent, confidence, manual_confidence, status,
 	source_count, first_seen, last_confirmed, expires, signature, tags, related`
 
 type scanner interface{ Scan(...any) error }
@@ -135,7 +709,7 @@ func scanRow(r scanner) (stored, error) {
 		confidence, manual float64
 	)
 	it := &st.item
-	err := r.Scan(&st.rowid, &it.ID, &it.Text, &st.norm, &category, &it.Repo, &it.Agent, &confidence, &manual,
+	err := r.Scan(&st.rowid, &it.ID, &it.Text, &category, &it.Repo, &it.Agent, &confidence, &manual,
 		&status, &it.SourceCount, &first, &last, &expires, &it.Signature, &tags, &related)
 	if err != nil {
 		return st, err
@@ -159,306 +733,6 @@ func jsonList(xs []string) string {
 	if len(xs) == 0 {
 		return "[]"
 	}
-	b, _ := json.Marshal(xs)
-	return string(b)
-}
-
-func nullMicros(it lore.Item) any {
-	if it.Expires.IsZero() {
-		return nil
-	}
-	return micros(it.Expires)
-}
-
-// lookup finds the stored item an incoming one is the same as by id. On
-// the rare short-id collision between different texts, the incoming item
-// takes its long id.
-func (w *writer) lookup(ctx context.Context, it *lore.Item) (stored, bool, error) {
-	norm := lore.NormalizeText(it.Text)
-	for range 2 {
-		st, err := scanRow(w.byID.QueryRowContext(ctx, it.ID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return st, false, nil
-		}
-		if err != nil {
-			return st, false, err
-		}
-		if st.norm == norm && st.item.Category == it.Category && st.item.Repo == it.Repo && st.item.Agent == it.Agent {
-			return st, true, nil
-		}
-		long := lore.LongItemID(it.Text, it.Category, it.Repo, it.Agent)
-		if it.ID == long {
-			return st, false, fmt.Errorf("id %s is taken by a different item", it.ID)
-		}
-		it.ID = long
-	}
-	return stored{}, false, nil
-}
-
-func scope(it lore.Item) string {
-	return string(it.Category) + "\x00" + it.Repo + "\x00" + it.Agent
-}
-
-func (w *writer) add(ctx context.Context, it lore.Item) (lore.AddResult, error) {
-	st, found, err := w.lookup(ctx, &it)
-	if err != nil {
-		return lore.AddResult{}, err
-	}
-	if found {
-		return w.merge(ctx, st, it, false)
-	}
-	fp := dedup.Of(lore.NormalizeText(it.Text))
-	keys := fp.BandKeys(scope(it))
-	near, err := w.nearest(ctx, fp, keys)
-	if err != nil {
-		return lore.AddResult{}, err
-	}
-	if near > 0 {
-		st, err := scanRow(w.tx.QueryRowContext(ctx, `SELECT `+rowColumns+` FROM items WHERE rowid = ?`, near))
-		if err != nil {
-			return lore.AddResult{}, err
-		}
-		r, err := w.merge(ctx, st, it, false)
-		r.NearDuplicate = true
-		return r, err
-	}
-	// A new item: with evidence, each session brings the item's
-	// confidence; without, the confidence counts as given by hand.
-	per, manual := it.Confidence, it.Confidence
-	if len(it.Evidence) > 0 {
-		manual = 0
-		cs := make([]float64, len(it.Evidence))
-		for i := range cs {
-			cs[i] = per
-		}
-		it.Confidence = lore.CombineConfidence(cs...)
-	}
-	rowid, err := w.insertItem(ctx, it, manual, keys, per)
-	if err != nil {
-		return lore.AddResult{}, err
-	}
-	r := lore.AddResult{ID: it.ID, Action: lore.Created}
-	r.Superseded, err = w.supersedeBySignature(ctx, rowid, it)
-	return r, err
-}
-
-// perSession is the confidence each of an item's sessions must bring for
-// the item to have its confidence: the inverse of CombineConfidence over
-// equal shares, for items imported without per-session figures.
-func perSession(it lore.Item) float64 {
-	n := float64(len(it.Evidence))
-	return 1 - math.Pow(1-min(it.Confidence, lore.MaxConfidence), 1/n)
-}
-
-// nearest returns the rowid of the stored item most similar to fp among
-// those sharing a band key, if it is a near-duplicate, else 0.
-func (w *writer) nearest(ctx context.Context, fp dedup.Fingerprint, keys [dedup.Bands]int64) (int64, error) {
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		args[i] = k
-	}
-	rows, err := w.bands.QueryContext(ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	var candidates []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		candidates = append(candidates, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	slices.Sort(candidates)
-	best, bestSim := int64(0), 0.0
-	for _, c := range candidates {
-		var norm string
-		if err := w.norm.QueryRowContext(ctx, c).Scan(&norm); err != nil {
-			return 0, err
-		}
-		if sim := dedup.Similarity(fp, dedup.Of(norm)); sim >= dedup.Threshold && sim > bestSim {
-			best, bestSim = c, sim
-		}
-	}
-	return best, nil
-}
-
-// insertItem writes a new row with its band keys and evidence, each
-// session bringing confidence per.
-func (w *writer) insertItem(ctx context.Context, it lore.Item, manual float64, keys [dedup.Bands]int64, per float64) (int64, error) {
-	res, err := w.insert.ExecContext(ctx, it.ID, it.Text, lore.NormalizeText(it.Text), string(it.Category),
-		it.Repo, it.Agent, it.Confidence, manual, string(it.Status), len(it.Evidence),
-		micros(it.FirstSeen), micros(it.LastConfirmed), nullMicros(it), it.Signature,
-		jsonList(it.Tags), jsonList(it.Related))
-	if err != nil {
-		return 0, err
-	}
-	rowid, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
-	}
-	for _, k := range keys {
-		if _, err := w.band.ExecContext(ctx, k, rowid); err != nil {
-			return 0, err
-		}
-	}
-	for _, e := range it.Evidence {
-		if _, err := w.addEv.ExecContext(ctx, rowid, e.Session, e.Position, per, rowid); err != nil {
-			return 0, err
-		}
-	}
-	return rowid, nil
-}
-
-// supersedeBySignature marks superseded the active items with the new
-// item's error signature and scope: the same error with a different
-// resolution.
-func (w *writer) supersedeBySignature(ctx context.Context, rowid int64, it lore.Item) ([]string, error) {
-	if it.Signature == "" || (it.Category != lore.CategoryPitfall && it.Category != lore.CategoryToolQuirk) ||
-		it.Status != lore.StatusActive && it.Status != lore.StatusCandidate {
-		return nil, nil
-	}
-	rows, err := w.signature.QueryContext(ctx, it.Signature, string(it.Category), it.Repo, it.Agent, rowid)
-	if err != nil {
-		return nil, err
-	}
-	var old []int64
-	var ids []string
-	for rows.Next() {
-		var r int64
-		var id string
-		if err := rows.Scan(&r, &id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		old, ids = append(old, r), append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(old) == 0 {
-		return nil, err
-	}
-	for _, r := range old {
-		if _, err := w.setSuperseded.ExecContext(ctx, r); err != nil {
-			return nil, err
-		}
-	}
-	related := jsonList(appendNew(it.Related, ids...))
-	_, err = w.tx.ExecContext(ctx, `UPDATE items SET related = ? WHERE rowid = ?`, related, rowid)
-	return ids, err
-}
-
-func appendNew(xs []string, ys ...string) []string {
-	for _, y := range ys {
-		if !slices.Contains(xs, y) {
-			xs = append(xs, y)
-		}
-	}
-	return xs
-}
-
-// merge folds an incoming item into a stored one: new sessions' evidence,
-// a higher hand-given confidence, new tags and links, wider times. With
-// asIs, the incoming evidence brings the per-session confidence that
-// reproduces the incoming item's confidence (import); otherwise each new
-// session brings the incoming confidence (add).
-func (w *writer) merge(ctx context.Context, st stored, in lore.Item, asIs bool) (lore.AddResult, error) {
-	old := st.item
-	r := lore.AddResult{ID: old.ID, Action: lore.Unchanged}
-	per := in.Confidence
-	if asIs && len(in.Evidence) > 0 {
-		per = perSession(in)
-	}
-	added := 0
-	for _, e := range in.Evidence {
-		res, err := w.addEv.ExecContext(ctx, st.rowid, e.Session, e.Position, per, st.rowid)
-		if err != nil {
-			return r, err
-		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			added++
-		}
-	}
-	manual := st.manual
-	if len(in.Evidence) == 0 && in.Confidence > manual {
-		manual = in.Confidence
-	}
-	it := old
-	it.Tags = appendNew(slices.Clone(old.Tags), in.Tags...)
-	it.Related = appendNew(slices.Clone(old.Related), in.Related...)
-	if in.FirstSeen.Before(it.FirstSeen) {
-		it.FirstSeen = in.FirstSeen
-	}
-	if added > 0 || manual != st.manual {
-		if in.LastConfirmed.After(it.LastConfirmed) {
-			it.LastConfirmed = in.LastConfirmed
-		}
-	}
-	if !old.Expires.IsZero() && in.Expires.After(old.Expires) {
-		it.Expires = in.Expires
-	}
-	it.SourceCount = old.SourceCount + added
-	if added > 0 || manual != st.manual {
-		cs, err := w.evidenceConfidences(ctx, st.rowid)
-		if err != nil {
-			return r, err
-		}
-		it.Confidence = lore.CombineConfidence(append(cs, manual)...)
-	}
-	if it.Status == lore.StatusCandidate && (in.Status == lore.StatusActive && !asIs ||
-		it.SourceCount >= 2 && it.Confidence >= lore.PromoteConfidence) {
-		it.Status = lore.StatusActive
-	}
-	if it.Confidence == old.Confidence && manual == st.manual && it.Status == old.Status &&
-		it.SourceCount == old.SourceCount && it.FirstSeen.Equal(old.FirstSeen) &&
-		it.LastConfirmed.Equal(old.LastConfirmed) && it.Expires.Equal(old.Expires) &&
-		slices.Equal(it.Tags, old.Tags) && slices.Equal(it.Related, old.Related) {
-		return r, nil
-	}
-	r.Action = lore.Merged
-	_, err := w.update.ExecContext(ctx, it.Confidence, manual, string(it.Status), it.SourceCount,
-		micros(it.FirstSeen), micros(it.LastConfirmed), nullMicros(it), jsonList(it.Tags), jsonList(it.Related), st.rowid)
-	return r, err
-}
-
-func (w *writer) evidenceConfidences(ctx context.Context, rowid int64) ([]float64, error) {
-	rows, err := w.evConf.QueryContext(ctx, rowid)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var cs []float64
-	for rows.Next() {
-		var c float64
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		cs = append(cs, c)
-	}
-	return cs, rows.Err()
-}
-
-// importItem writes an item as it is, or merges it into the stored item
-// with its id.
-func (w *writer) importItem(ctx context.Context, it lore.Item) (lore.AddResult, error) {
-	st, err := scanRow(w.byID.QueryRowContext(ctx, it.ID))
-	switch {
-	case err == nil:
-		return w.merge(ctx, st, it, true)
-	case !errors.Is(err, sql.ErrNoRows):
-		return lore.AddResult{}, err
-	}
-	manual, per := it.Confidence, 0.0
-	if len(it.Evidence) > 0 {
-		manual, per = 0, perSession(it)
-	}
-	keys := dedup.Of(lore.NormalizeText(it.Text)).BandKeys(scope(it))
-	if _, err := w.insertItem(ctx, it, manual, keys, per); err != nil {
-		return lore.AddResult{}, err
-	}
-	return lore.AddResult{ID: it.ID, Action: lore.Created}, nil
+	bs, _ := json.Marshal(xs)
+	return string(bs)
 }

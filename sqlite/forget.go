@@ -64,18 +64,17 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
+// deleteRow deletes an item, its evidence and band keys; a trigger
+// removes it from the full-text index.
 func deleteRow(ctx context.Context, tx *sql.Tx, rowid int64) error {
-	var norm, category, repo, agent string
-	if err := tx.QueryRowContext(ctx, `SELECT norm, category, repo, agent FROM items WHERE rowid = ?`, rowid).
-		Scan(&norm, &category, &repo, &agent); err != nil {
+	var text, category, repo, agent string
+	if err := tx.QueryRowContext(ctx, `SELECT text, category, repo, agent FROM items WHERE rowid = ?`, rowid).
+		Scan(&text, &category, &repo, &agent); err != nil {
 		return err
 	}
-	keys := dedup.Of(norm).BandKeys(scope(lore.Item{Category: lore.Category(category), Repo: repo, Agent: agent}))
-	args := []any{rowid}
-	for _, k := range keys {
-		args = append(args, k)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM bands WHERE item = ? AND key IN (`+placeholders(len(keys))+`)`, args...); err != nil {
+	keys := dedup.Of(lore.NormalizeText(text)).BandKeys(scope(lore.Item{Category: lore.Category(category), Repo: repo, Agent: agent}))
+	if _, err := tx.ExecContext(ctx, `DELETE FROM bands WHERE item = ? AND key IN (SELECT value FROM json_each(?))`,
+		rowid, jsonArray(keys[:])); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM evidence WHERE item = ?`, rowid); err != nil {
@@ -95,50 +94,30 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 	var res lore.ForgetResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res = lore.ForgetResult{}
-		rows, err := tx.QueryContext(ctx, `SELECT item FROM evidence WHERE session = ?`, session)
+		rows, err := loadRows(ctx, tx, `WHERE rowid IN (SELECT item FROM evidence WHERE session = ?)`, session)
 		if err != nil {
 			return err
 		}
-		var items []int64
-		for rows.Next() {
-			var r int64
-			if err := rows.Scan(&r); err != nil {
-				rows.Close()
-				return err
-			}
-			items = append(items, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		w, err := newWriter(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer w.close()
-		for _, r := range items {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM evidence WHERE item = ? AND session = ?`, r, session); err != nil {
-				return err
-			}
+		for _, r := range rows {
 			res.Evidence++
-			cs, err := w.evidenceConfidences(ctx, r)
-			if err != nil {
-				return err
-			}
-			var manual float64
-			if err := tx.QueryRowContext(ctx, `SELECT manual_confidence FROM items WHERE rowid = ?`, r).Scan(&manual); err != nil {
-				return err
-			}
-			if len(cs) == 0 && manual == 0 {
-				if err := deleteRow(ctx, tx, r); err != nil {
+			if len(r.item.Evidence) == 1 && r.manual == 0 {
+				if err := deleteRow(ctx, tx, r.rowid); err != nil {
 					return err
 				}
 				res.Deleted++
 				continue
 			}
+			var cs []float64
+			for i, e := range r.item.Evidence {
+				if e.Session != session {
+					cs = append(cs, r.conf[i])
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM evidence WHERE item = ? AND session = ?`, r.rowid, session); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE items SET confidence = ?, source_count = ? WHERE rowid = ?`,
-				lore.CombineConfidence(append(cs, manual)...), len(cs), r); err != nil {
+				lore.CombineConfidence(append(cs, r.manual)...), len(cs), r.rowid); err != nil {
 				return err
 			}
 			res.Updated++

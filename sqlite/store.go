@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -39,6 +40,12 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // prepared multi-row inserts, by shape
+	// writing serialises this process's writers, which SQLite would do
+	// anyway, so that they wait without holding a connection each.
+	writing sync.Mutex
 }
 
 var _ lore.Store = (*Store)(nil)
@@ -62,7 +69,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	q.Set("_foreign_keys", "1")
 	q.Set("_synchronous", "NORMAL")
 	q.Add("_pragma", "temp_store(MEMORY)")
-	q.Add("_pragma", "cache_size(-32000)")
+	q.Add("_pragma", "cache_size(-65536)")
+	q.Add("_pragma", "wal_autocheckpoint(16384)")
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -101,7 +109,15 @@ func create(path string) error {
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.mu.Unlock()
+	return s.db.Close()
+}
 
 // migrate applies the embedded migrations the file has not seen, in one
 // write transaction, so that processes opening a new store at once apply
@@ -152,6 +168,8 @@ func (s *Store) migrate(ctx context.Context) error {
 // another process holds the store, so that a user never sees "database is
 // locked" for a wait that ends.
 func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	s.writing.Lock()
+	defer s.writing.Unlock()
 	return s.retry(ctx, func() error {
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {

@@ -88,6 +88,12 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newVersionCmd(io),
 		newSessionsCmd(io, nil),
 		newSampleCmd(io, nil),
+		newAddCmd(io, nil),
+		newSearchCmd(io, nil),
+		newShowCmd(io, nil),
+		newForgetCmd(io, nil),
+		newExportCmd(io, nil),
+		newImportCmd(io, nil),
 	)
 	return root
 }

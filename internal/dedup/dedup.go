@@ -28,8 +28,8 @@ const Threshold = 0.6
 // agree. With 8 bands of 2 rows, a pair at similarity 0.6 is found with
 // probability 1 − (1 − 0.6²)⁸ = 0.97, at 0.8 with 0.9997.
 const (
-	Bands  = 8
-	Rows   = 2
+	Bands  = 4
+	Rows   = 1
 	Hashes = Bands * Rows
 )
 
@@ -69,11 +69,15 @@ func Of(norm string) Fingerprint {
 	words, specific := tokens(norm)
 	var f Fingerprint
 	f.Shingles = make([]uint64, 0, 2*len(words))
+	prev := uint64(0)
 	for i, w := range words {
-		f.Shingles = append(f.Shingles, hashString(w))
+		h := hashString(w)
+		f.Shingles = append(f.Shingles, h)
 		if i > 0 {
-			f.Shingles = append(f.Shingles, hashString(words[i-1]+" "+w))
+			// A pair hashes its words' hashes, in order.
+			f.Shingles = append(f.Shingles, mix(prev*0x9e3779b97f4a7c15^h))
 		}
+		prev = h
 	}
 	slices.Sort(f.Shingles)
 	f.Shingles = slices.Compact(f.Shingles)

@@ -4,7 +4,6 @@ CREATE TABLE items (
 	rowid             INTEGER PRIMARY KEY,
 	id                TEXT    NOT NULL UNIQUE,
 	text              TEXT    NOT NULL,
-	norm              TEXT    NOT NULL,
 	category          TEXT    NOT NULL,
 	repo              TEXT    NOT NULL DEFAULT '',
 	agent             TEXT    NOT NULL DEFAULT '',
@@ -21,7 +20,6 @@ CREATE TABLE items (
 	tags              TEXT    NOT NULL DEFAULT '[]', -- JSON array
 	related           TEXT    NOT NULL DEFAULT '[]'  -- JSON array of ids
 );
-CREATE INDEX items_scope ON items (repo, agent, category);
 CREATE INDEX items_signature ON items (signature, category, repo, agent) WHERE signature <> '';
 
 -- One row per distinct session that taught an item.
@@ -35,25 +33,26 @@ CREATE TABLE evidence (
 ) WITHOUT ROWID;
 CREATE INDEX evidence_session ON evidence (session);
 
--- MinHash band keys: items sharing a key are near-duplicate candidates.
+-- MinHash band keys (see internal/dedup): an item whose key is here is a
+-- near-duplicate candidate of the item named. One item per key: items
+-- sharing a key are usually merged, and when they are not, the first one
+-- keeps the key and the later ones are still found by their other keys.
 CREATE TABLE bands (
-	key  INTEGER NOT NULL,
-	item INTEGER NOT NULL,
-	PRIMARY KEY (key, item)
-) WITHOUT ROWID;
+	key  INTEGER PRIMARY KEY,
+	item INTEGER NOT NULL
+);
 
+-- The full-text index of text and tags. Contentless: the text lives in
+-- items only, and rows are deleted by rowid.
 CREATE VIRTUAL TABLE items_fts USING fts5 (
 	text, tags,
-	content = 'items', content_rowid = 'rowid',
+	content = '', contentless_delete = 1,
 	tokenize = 'porter unicode61 remove_diacritics 2'
 );
-CREATE TRIGGER items_fts_insert AFTER INSERT ON items BEGIN
-	INSERT INTO items_fts (rowid, text, tags) VALUES (new.rowid, new.text, new.tags);
-END;
-CREATE TRIGGER items_fts_delete AFTER DELETE ON items BEGIN
-	INSERT INTO items_fts (items_fts, rowid, text, tags) VALUES ('delete', old.rowid, old.text, old.tags);
-END;
-CREATE TRIGGER items_fts_update AFTER UPDATE OF text, tags ON items BEGIN
-	INSERT INTO items_fts (items_fts, rowid, text, tags) VALUES ('delete', old.rowid, old.text, old.tags);
-	INSERT INTO items_fts (rowid, text, tags) VALUES (new.rowid, new.text, new.tags);
+-- Rows are indexed by the writer, many in one statement, not by a
+-- trigger: a trigger runs in a statement savepoint, at which FTS5 flushes
+-- its pending terms, and flushing once per row makes adding several times
+-- slower. Deletes are rare and use a trigger.
+CREATE TRIGGER items_delete AFTER DELETE ON items BEGIN
+	DELETE FROM items_fts WHERE rowid = old.rowid;
 END;

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/knowledge"
+	"github.com/lorehq/lore/transcript"
+)
+
+type importOptions struct {
+	IO  *iostreams.IOStreams
+	Env transcript.Env
+	storeOptions
+	Path string
+	JSON bool
+}
+
+func newImportCmd(ios *iostreams.IOStreams, runF func(context.Context, *importOptions) error) *cobra.Command {
+	opts := &importOptions{IO: ios, Env: hostEnv()}
+	cmd := &cobra.Command{
+		Use:   "import PATH",
+		Short: "Read items from an export or a JSON-lines file into the store",
+		Long: `Read knowledge items into the store. PATH is a folder written by lore export
+(its index.json is read), an index.json, or a file of items as JSON, one per line
+(what lore search --json prints); - reads standard input.
+
+Items keep their ids, confidence, times and status; an item whose id is already
+stored is merged into it. The whole file is checked first and written in one
+transaction: a file with a mistake is rejected with its line, and nothing of it
+is stored.
+
+` + storeHelp,
+		Example: `  lore import knowledge
+  lore import items.jsonl
+  lore search token --status any --json | lore import - --store other.db`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return importRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was imported as JSON")
+	opts.addFlag(cmd)
+	return cmd
+}
+
+func importRun(ctx context.Context, opts *importOptions) error {
+	var items []lore.Item
+	var err error
+	if opts.Path == "-" {
+		items, err = knowledge.ReadFrom(opts.IO.In, "standard input")
+	} else {
+		items, err = knowledge.Read(opts.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	s, err := opts.open(ctx, opts.Env, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, err := s.Import(ctx, items)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", opts.Path, err)
+	}
+	counts := map[lore.AddAction]int{}
+	for _, r := range res {
+		counts[r.Action]++
+	}
+	if opts.JSON {
+		b, err := json.Marshal(map[string]any{"path": opts.Path, "items": len(res),
+			"created": counts[lore.Created], "merged": counts[lore.Merged], "unchanged": counts[lore.Unchanged]})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.IO.Out, "%s\n", b)
+		return nil
+	}
+	fmt.Fprintf(opts.IO.Out, "Imported %d items from %s: %d new, %d merged, %d unchanged.\n",
+		len(res), opts.Path, counts[lore.Created], counts[lore.Merged], counts[lore.Unchanged])
+	return nil
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/transcript"
+)
+
+type searchOptions struct {
+	IO  *iostreams.IOStreams
+	Env transcript.Env
+	storeOptions
+	Query    lore.Query
+	Category string
+	Status   string
+	JSON     bool
+}
+
+func newSearchCmd(ios *iostreams.IOStreams, runF func(context.Context, *searchOptions) error) *cobra.Command {
+	opts := &searchOptions{IO: ios, Env: hostEnv()}
+	cmd := &cobra.Command{
+		Use:   "search QUERY...",
+		Short: "Find knowledge items that answer a question",
+		Long: `Find the knowledge items that answer a question in your own words. Any word may
+match (stop words such as "the" or "how" are dropped, "failing" finds "fails"),
+and the best matches come first. No character is special: quotes, colons,
+asterisks and words like NEAR or OR are searched as they are.
+
+Active, unexpired items are searched unless --status says otherwise.
+--json prints one item per line, best first.
+
+` + storeHelp,
+		Example: `  lore search why does git push fail with 405
+  lore search "flaky tests" --repo acme/api --category pitfall
+  lore search token --status any --json | jq -r .id`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("lore search needs a QUERY")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query.Text = strings.Join(args, " ")
+			if opts.Category != "" {
+				c, err := lore.ParseCategory(opts.Category)
+				if err != nil {
+					return usageError{err}
+				}
+				opts.Query.Category = c
+			}
+			f, err := parseStatusFilter(opts.Status)
+			if err != nil {
+				return err
+			}
+			opts.Query.Statuses, opts.Query.AnyStatus = f.Statuses, f.AnyStatus
+			if a := opts.Query.Agent; a != "" && !slices.Contains(lore.Agents, a) {
+				return usagef("unknown agent %q; known agents: %s", a, strings.Join(lore.Agents, ", "))
+			}
+			if opts.Query.Limit < 1 {
+				return usagef("--limit %d: want 1 or more", opts.Query.Limit)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return searchRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Query.Repo, "repo", "", "only items scoped to this repository (owner/name)")
+	f.StringVar(&opts.Query.Agent, "agent", "", "only items scoped to this agent")
+	f.StringVarP(&opts.Category, "category", "c", "", "only items of this category")
+	f.StringVar(&opts.Status, "status", "active", "only items with this status (active, candidate, superseded, retired; comma-separated), or any")
+	f.IntVarP(&opts.Query.Limit, "limit", "n", 10, "at most this many items")
+	f.BoolVar(&opts.Query.Expired, "expired", false, "include items whose expiry has passed")
+	f.BoolVar(&opts.JSON, "json", false, "one item per line as JSON, best first")
+	opts.addFlag(cmd)
+	return cmd
+}
+
+// parseStatusFilter reads --status: statuses separated by commas, or any.
+func parseStatusFilter(s string) (lore.Filter, error) {
+	var f lore.Filter
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "any" || part == "all" {
+			return lore.Filter{AnyStatus: true}, nil
+		}
+		st, err := lore.ParseStatus(part)
+		if err != nil {
+			return f, usageError{fmt.Errorf("--status: %w, or any", err)}
+		}
+		f.Statuses = append(f.Statuses, st)
+	}
+	return f, nil
+}
+
+func searchRun(ctx context.Context, opts *searchOptions) error {
+	s, err := opts.open(ctx, opts.Env, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	hits, err := s.Search(ctx, opts.Query)
+	if err != nil {
+		return storeError(err)
+	}
+	out := opts.IO.Out
+	if opts.JSON {
+		enc := json.NewEncoder(out)
+		for _, h := range hits {
+			if err := enc.Encode(h.Item); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "No items match.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCATEGORY\tCONF\tSCOPE\tTEXT")
+	for _, h := range hits {
+		text := strings.Join(strings.Fields(h.Text), " ")
+		if opts.IO.IsStdoutTTY() {
+			text = truncate(text, 100)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", h.ID, h.Category, h.Confidence, scopeOf(h.Item), text)
+	}
+	return tw.Flush()
+}
+
+// scopeOf names an item's scope for people.
+func scopeOf(it lore.Item) string {
+	switch {
+	case it.Repo != "" && it.Agent != "":
+		return it.Repo + " · " + it.Agent
+	case it.Repo != "":
+		return it.Repo
+	case it.Agent != "":
+		return it.Agent
+	}
+	return "global"
+}

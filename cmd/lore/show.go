@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/transcript"
+)
+
+type showOptions struct {
+	IO  *iostreams.IOStreams
+	Env transcript.Env
+	storeOptions
+	ID   string
+	JSON bool
+}
+
+func newShowCmd(ios *iostreams.IOStreams, runF func(context.Context, *showOptions) error) *cobra.Command {
+	opts := &showOptions{IO: ios, Env: hostEnv()}
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one knowledge item with its evidence",
+		Long: `Show one knowledge item: its text, scope, confidence, status, times, and the
+sessions it was learned from. ID may be the start of an id, when only one item
+starts so.
+
+` + storeHelp,
+		Example: `  lore show 3f9a2c1b7d4e
+  lore show 3f9a --json`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return showRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the item as JSON")
+	opts.addFlag(cmd)
+	return cmd
+}
+
+func showRun(ctx context.Context, opts *showOptions) error {
+	s, err := opts.open(ctx, opts.Env, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	it, err := s.Item(ctx, opts.ID)
+	if err != nil {
+		return storeError(err)
+	}
+	if opts.JSON {
+		b, err := json.MarshalIndent(it, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.IO.Out, "%s\n", b)
+		return nil
+	}
+	w := opts.IO.Out
+	fmt.Fprintf(w, "%s  %s · %s · confidence %.2f · %d session(s)\n\n", it.ID, it.Category, it.Status, it.Confidence, it.SourceCount)
+	fmt.Fprintf(w, "%s\n\n", it.Text)
+	row := func(k, v string) { fmt.Fprintf(w, "%-12s%s\n", k, v) }
+	row("scope", scopeOf(it))
+	row("first seen", it.FirstSeen.Local().Format("2006-01-02 15:04"))
+	row("confirmed", it.LastConfirmed.Local().Format("2006-01-02 15:04"))
+	if it.Expires.IsZero() {
+		row("expires", "never")
+	} else {
+		note := ""
+		if it.Expired(time.Now()) {
+			note = " (expired)"
+		}
+		row("expires", it.Expires.Local().Format("2006-01-02 15:04")+note)
+	}
+	if it.Signature != "" {
+		row("signature", it.Signature)
+	}
+	if len(it.Tags) > 0 {
+		row("tags", strings.Join(it.Tags, ", "))
+	}
+	for i, id := range it.Related {
+		k := ""
+		if i == 0 {
+			k = "related"
+		}
+		desc := id
+		if r, err := s.Item(ctx, id); err == nil {
+			desc = fmt.Sprintf("%s (%s) %s", id, r.Status, truncate(strings.Join(strings.Fields(r.Text), " "), 80))
+		}
+		row(k, desc)
+	}
+	for i, e := range it.Evidence {
+		k := ""
+		if i == 0 {
+			k = "evidence"
+		}
+		row(k, fmt.Sprintf("%s message %d", e.Session, e.Position))
+	}
+	return nil
+}
+

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/sqlite"
+	"github.com/lorehq/lore/transcript"
+)
+
+// storeOptions choose the store a command works on.
+type storeOptions struct {
+	Store string // --store; empty: LORE_STORE, then $LORE_HOME/lore.db
+}
+
+const storeHelp = `The store is $LORE_HOME/lore.db (LORE_HOME defaults to ~/.lore, created
+readable by you only); --store PATH or LORE_STORE choose another file.`
+
+func (o *storeOptions) addFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
+}
+
+// storePath works out which store the options, then the environment,
+// name.
+func (o *storeOptions) storePath(env transcript.Env) (string, error) {
+	getenv := func(k string) string {
+		if env.Getenv == nil {
+			return ""
+		}
+		return strings.TrimSpace(env.Getenv(k))
+	}
+	p := o.Store
+	if p == "" {
+		p = getenv("LORE_STORE")
+	}
+	if p == "" {
+		home := getenv("LORE_HOME")
+		if home == "" {
+			if env.Home == "" {
+				return "", errors.New("no home folder to keep the store in: set LORE_HOME or pass --store")
+			}
+			home = filepath.Join(env.Home, ".lore")
+		}
+		p = filepath.Join(home, "lore.db")
+	}
+	switch {
+	case strings.HasPrefix(p, "postgres://"), strings.HasPrefix(p, "postgresql://"):
+		return "", usagef("PostgreSQL stores are not supported by this build of lore yet; --store takes a file path")
+	case strings.HasPrefix(p, "sqlite://"):
+		p = strings.TrimPrefix(p, "sqlite://")
+	case strings.HasPrefix(p, "sqlite:"):
+		p = strings.TrimPrefix(p, "sqlite:")
+	}
+	if strings.HasPrefix(p, "~/") && env.Home != "" {
+		p = filepath.Join(env.Home, p[2:])
+	}
+	return p, nil
+}
+
+// open opens the store. A command that only reads (mustExist) does not
+// create a store that is not there.
+func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist bool) (lore.Store, error) {
+	p, err := o.storePath(env)
+	if err != nil {
+		return nil, err
+	}
+	if mustExist {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no knowledge store at %s yet: lore add or lore import creates it", p)
+		}
+	}
+	return sqlite.Open(ctx, p, sqlite.Options{})
+}
+
+// storeError turns an invalid-input error from the store into a usage
+// error (exit 2); others pass through.
+func storeError(err error) error {
+	if lore.ErrorCode(err) == lore.EINVALID {
+		return usageError{err}
+	}
+	return err
+}

@@ -1,0 +1,237 @@
+package knowledge
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/lorehq/lore"
+)
+
+// Import reads path as Read does and writes its items with s.Import in
+// one call, so that a file with a bad item writes nothing.
+func Import(ctx context.Context, s lore.Store, path string) ([]lore.AddResult, error) {
+	items, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Import(ctx, items)
+	if err != nil {
+		return nil, fmt.Errorf("import %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// Read parses path: a folder holding index.json, an index.json file, or a
+// file of JSON lines, one item each, as `lore search --json` prints them;
+// "-" reads standard input. It tells an index from JSON lines by content:
+// an index opens with an object that has a "facts" key. Every item it
+// returns is one a store takes; the first that is not is an error giving
+// the file and line.
+func Read(path string) ([]lore.Item, error) {
+	if path == "-" {
+		return ReadFrom(os.Stdin, "stdin")
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "index.json")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(b, path)
+}
+
+// ReadFrom parses what r holds as Read parses a file; errors name it name.
+func ReadFrom(r io.Reader, name string) ([]lore.Item, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return parse(b, name)
+}
+
+func parse(b []byte, name string) ([]lore.Item, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("%s: the file is empty", name)
+	}
+	if isIndex(b) {
+		return readIndex(b, name)
+	}
+	return readLines(b, name)
+}
+
+// isIndex reports whether b opens with an object that has a "facts" key.
+// It reads no further than that key, so that a truncated index is still
+// taken for one and its error points where it ends.
+func isIndex(b []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for d.More() {
+		key, err := d.Token()
+		if err != nil {
+			return false
+		}
+		if key == "facts" {
+			return true
+		}
+		if err := d.Decode(new(json.RawMessage)); err != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// readIndex reads index.json. It checks the whole file's syntax first, so
+// that syntax errors carry the file's own offsets, then walks the top
+// object keeping track of where each fact starts.
+func readIndex(b []byte, name string) ([]lore.Item, error) {
+	if err := json.Unmarshal(b, new(json.RawMessage)); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := position(b, se.Offset-1)
+			return nil, fmt.Errorf("%s:%d:%d: %w", name, line, col, err)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	now := time.Now()
+	var items []lore.Item
+	version := false
+	d := json.NewDecoder(bytes.NewReader(b))
+	if _, err := d.Token(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for d.More() {
+		key, err := d.Token()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		at := valueStart(b, d.InputOffset())
+		line, col := position(b, at)
+		switch key {
+		case "version":
+			var v float64
+			if err := d.Decode(&v); err != nil {
+				return nil, fmt.Errorf("%s:%d:%d: version is not a number", name, line, col)
+			}
+			if v != 1 {
+				return nil, fmt.Errorf("%s:%d:%d: version %v is not supported (want 1)", name, line, col, v)
+			}
+			version = true
+		case "facts":
+			if int(at) >= len(b) || b[at] != '[' {
+				return nil, fmt.Errorf("%s:%d:%d: facts is not a list", name, line, col)
+			}
+			if _, err := d.Token(); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			for i := 0; d.More(); i++ {
+				at := valueStart(b, d.InputOffset())
+				var raw json.RawMessage
+				if err := d.Decode(&raw); err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
+				it, off, err := readItem(raw, now)
+				if err != nil {
+					line, _ := position(b, at+off)
+					return nil, fmt.Errorf("%s: facts[%d] (line %d): %w", name, i, line, err)
+				}
+				items = append(items, it)
+			}
+			if _, err := d.Token(); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		default:
+			if err := d.Decode(new(json.RawMessage)); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	if !version {
+		return nil, fmt.Errorf("%s: no version (want 1)", name)
+	}
+	return items, nil
+}
+
+// readLines reads JSON lines, one item each; blank lines are skipped.
+func readLines(b []byte, name string) ([]lore.Item, error) {
+	now := time.Now()
+	var items []lore.Item
+	n := 0
+	for line := range bytes.Lines(b) {
+		n++
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		it, _, err := readItem(line, now)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// readItem decodes one item and checks that a store would take it. When
+// a field has the wrong type, off is where in raw.
+func readItem(raw []byte, now time.Time) (it lore.Item, off int64, err error) {
+	if len(raw) == 0 || raw[0] != '{' && json.Valid(raw) {
+		return it, 0, errors.New("not a JSON object")
+	}
+	if err := json.Unmarshal(raw, &it); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return it, te.Offset, fmt.Errorf("%s: got %s, want %s", cmp.Or(te.Field, "item"), te.Value, jsonKind(te.Type))
+		}
+		return it, 0, err
+	}
+	if _, err := lore.Prepare(it, now); err != nil {
+		return it, 0, err
+	}
+	return it, 0, nil
+}
+
+// jsonKind names what JSON value a Go type reads.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	}
+	return "a number"
+}
+
+// valueStart skips the white space and the colon or comma before the
+// value at off.
+func valueStart(b []byte, off int64) int64 {
+	for off < int64(len(b)) && strings.IndexByte(" \t\r\n:,", b[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// position is the line and column, from 1, of byte off of b.
+func position(b []byte, off int64) (line, col int) {
+	i := int(max(0, min(off, int64(len(b)))))
+	start := bytes.LastIndexByte(b[:i], '\n') + 1
+	return 1 + bytes.Count(b[:i], []byte{'\n'}), i - start + 1
+}
