@@ -192,4 +192,3 @@ func addRun(ctx context.Context, opts *addOptions) error {
 	}
 	return nil
 }
-

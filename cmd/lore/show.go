@@ -107,4 +107,3 @@ func showRun(ctx context.Context, opts *showOptions) error {
 	}
 	return nil
 }
-
