@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // Store keeps knowledge items. Every implementation merges on write by the
@@ -154,6 +153,3 @@ func ErrorCode(err error) string {
 	}
 	return ""
 }
-
-// Clock returns the current time; stores take one so tests can fix it.
-type Clock func() time.Time

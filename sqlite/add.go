@@ -538,7 +538,7 @@ func (b *batch) write(ctx context.Context) error {
 
 // ftsRow is a row's entry in the full-text index.
 func ftsRow(r *row) []any {
-	return []any{r.rowid, r.item.Text, strings.Join(r.item.Tags, " ")}
+	return []any{r.rowid, r.item.Text, jsonList(r.item.Tags)}
 }
 
 // chunkRows is the most rows one multi-row statement writes. Shorter runs
@@ -630,7 +630,8 @@ func (b *batch) retag(ctx context.Context, r *row) error {
 	if _, err := b.tx.ExecContext(ctx, `UPDATE items SET tags = ? WHERE rowid = ?`, jsonList(r.item.Tags), r.rowid); err != nil {
 		return err
 	}
-	if _, err := b.tx.ExecContext(ctx, `DELETE FROM items_fts WHERE rowid = ?`, r.rowid); err != nil {
+	if _, err := b.tx.ExecContext(ctx, `INSERT INTO items_fts (items_fts, rowid, text, tags) VALUES ('delete', ?, ?, ?)`,
+		r.rowid, r.item.Text, jsonList(r.storedTags)); err != nil {
 		return err
 	}
 	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, [][]any{ftsRow(r)}, "", nil)

@@ -1,9 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lorehq/lore"
@@ -97,29 +100,95 @@ var rowColumnsOf = func() string {
 	return strings.Join(cols, ", ")
 }()
 
+// Search tuning: a term found in commonAt items or more is common; when a
+// query has common terms, bm25 ranks the newest window items matching
+// any term, and every item holding one of its rare terms.
+const (
+	commonAt = 500
+	window   = 250
+)
+
 // Search finds the items that answer q: any of its terms (stemmed, stop
 // words dropped), ranked by bm25 with matches in the text weighing twice
 // those in tags; ties go to the more confident item.
+//
+// Scoring every item that holds a common word would take tens of
+// milliseconds on a large store, for items that rank low anyway. So when
+// a term is common, Search scores the newest matches (see window) and the
+// items holding a rare term, which carry the meaning of a question; the
+// items it skips are older ones that match only common words. Should that
+// leave fewer hits than asked for, every match is scored.
 func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 	ts := terms.Of(q.Text)
 	if len(ts) == 0 {
 		return nil, nil
 	}
-	quoted := make([]string, len(ts))
-	for i, t := range ts {
-		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
 	}
-	cond, args := s.where(q.Filter)
-	args = append([]any{strings.Join(quoted, " OR ")}, args...)
+	var all, rare []string
+	for _, t := range ts {
+		quoted := `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		all = append(all, quoted)
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE items_fts MATCH ? LIMIT ?)`,
+			quoted, commonAt).Scan(&n); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if n < commonAt {
+			rare = append(rare, quoted)
+		}
+	}
+	full := strings.Join(all, " OR ")
+	if len(rare) == len(all) {
+		return s.search(ctx, q.Filter, full, 0, limit)
+	}
+	var from int64
+	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
+		full, window-1).Scan(&from)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	hits, err := s.search(ctx, q.Filter, full, from, limit)
+	if err != nil || from == 0 {
+		return hits, err
+	}
+	if len(rare) > 0 {
+		more, err := s.search(ctx, q.Filter, strings.Join(rare, " OR "), 0, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range more {
+			if !slices.ContainsFunc(hits, func(x lore.Hit) bool { return x.ID == h.ID }) {
+				hits = append(hits, h)
+			}
+		}
+		slices.SortStableFunc(hits, func(a, b lore.Hit) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.ID, b.ID))
+		})
+		hits = hits[:min(len(hits), limit)]
+	}
+	if len(hits) < limit {
+		return s.search(ctx, q.Filter, full, 0, limit)
+	}
+	return hits, nil
+}
+
+// search runs one full-text query over the items with rowid from on,
+// best first.
+func (s *Store) search(ctx context.Context, f lore.Filter, match string, from int64, limit int) ([]lore.Hit, error) {
+	cond, args := s.where(f)
+	args = append([]any{match, from}, args...)
 	args = append(args, limit)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumnsOf+`, bm25(items_fts, 2.0, 1.0) AS score
-		FROM items_fts JOIN items i ON i.rowid = items_fts.rowid
-		WHERE items_fts MATCH ? AND `+cond+`
-		ORDER BY score, i.confidence DESC, i.id LIMIT ?`, args...)
+	// The full-text query runs first, on its own: joined, SQLite may
+	// drive the search from items and probe the index row by row.
+	rows, err := s.db.QueryContext(ctx, `WITH f AS MATERIALIZED (
+			SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
+			WHERE items_fts MATCH ? AND rowid >= ?)
+		SELECT `+rowColumnsOf+`, f.score FROM f JOIN items i ON i.rowid = f.rowid
+		WHERE `+cond+`
+		ORDER BY f.score, i.confidence DESC, i.id LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

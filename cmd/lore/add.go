@@ -116,6 +116,9 @@ func (o *addOptions) parse() error {
 	} else if o.Position != 0 {
 		return usagef("--position needs --session")
 	}
+	if o.Supersedes != "" && !lore.ValidIDPrefix(strings.ToLower(o.Supersedes)) {
+		return usagef("--supersedes %q: want an item id (4 to 24 hex digits)", o.Supersedes)
+	}
 	if o.Expires != "" {
 		now := o.Now
 		if now.IsZero() {
@@ -156,6 +159,14 @@ func addRun(ctx context.Context, opts *addOptions) error {
 		return err
 	}
 	defer s.Close()
+	if opts.Supersedes != "" {
+		// Checked before adding, so that a wrong id stores nothing.
+		old, err := s.Item(ctx, opts.Supersedes)
+		if err != nil {
+			return fmt.Errorf("--supersedes: %w", storeError(err))
+		}
+		opts.Supersedes = old.ID
+	}
 	res, err := s.Add(ctx, []lore.Item{opts.Item})
 	if err != nil {
 		return storeError(err)

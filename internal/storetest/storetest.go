@@ -139,6 +139,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchPeoplesWords", testSearchWords},
 		{"SearchHostileText", testSearchHostile},
 		{"SearchFilters", testSearchFilters},
+		{"SearchCommonWords", testSearchCommonWords},
 		{"ForgetSession", testForgetSession},
 		{"Redaction", testRedaction},
 		{"ImportRoundTrip", testImportRoundTrip},
@@ -630,6 +631,30 @@ func testSearchFilters(e *env) {
 				e.t.Errorf("filter %+v let through %+v", f, h.Item)
 			}
 		}
+	}
+}
+
+// testSearchCommonWords checks search on a store where the question's
+// words are common: an old item holding the rare word must still rank
+// first, and filters must still find their items.
+func testSearchCommonWords(e *env) {
+	old := e.add(lore.Item{Text: "The deploy script needs the vault token before it starts", Category: lore.CategoryFact, Repo: "acme/old"})[0]
+	var many []lore.Item
+	for i := range 1500 {
+		many = append(many, lore.Item{Text: fmt.Sprintf("The deploy script of service %d starts after the database", i), Category: lore.CategoryFact})
+	}
+	e.add(many...)
+	hits := e.search(lore.Query{Text: "does the deploy script need a vault token"})
+	if len(hits) == 0 || hits[0].ID != old.ID {
+		e.t.Errorf("common and rare words: best %v, want %s", ids(hits), old.ID)
+	}
+	if len(hits) != 10 {
+		e.t.Errorf("%d hits, want the default 10", len(hits))
+	}
+	// Only common words, filtered to a repo whose one item is the oldest.
+	hits = e.search(lore.Query{Text: "deploy script starts", Filter: lore.Filter{Repo: "acme/old"}})
+	if len(hits) != 1 || hits[0].ID != old.ID {
+		e.t.Errorf("common words in a filtered search: %v, want [%s]", ids(hits), old.ID)
 	}
 }
 

@@ -42,11 +42,13 @@ CREATE TABLE bands (
 	item INTEGER NOT NULL
 );
 
--- The full-text index of text and tags. Contentless: the text lives in
--- items only, and rows are deleted by rowid.
+-- The full-text index of text and tags (as stored, a JSON list). The text
+-- lives in items only; a row leaves the index by a 'delete' command that
+-- repeats what was indexed (contentless_delete would make every search
+-- check each row for deletion, for deletes that are rare).
 CREATE VIRTUAL TABLE items_fts USING fts5 (
 	text, tags,
-	content = '', contentless_delete = 1,
+	content = '',
 	tokenize = 'porter unicode61 remove_diacritics 2'
 );
 -- Rows are indexed by the writer, many in one statement, not by a
@@ -54,5 +56,5 @@ CREATE VIRTUAL TABLE items_fts USING fts5 (
 -- its pending terms, and flushing once per row makes adding several times
 -- slower. Deletes are rare and use a trigger.
 CREATE TRIGGER items_delete AFTER DELETE ON items BEGIN
-	DELETE FROM items_fts WHERE rowid = old.rowid;
+	INSERT INTO items_fts (items_fts, rowid, text, tags) VALUES ('delete', old.rowid, old.text, old.tags);
 END;
