@@ -490,35 +490,33 @@ func (b *batch) write(ctx context.Context) error {
 	}
 	err := b.insertRows(ctx, `UPDATE items SET confidence = v.column2, manual_confidence = v.column3,
 		status = v.column4, source_count = v.column5, first_seen = v.column6, last_confirmed = v.column7,
-		expires = v.column8, related = v.column9 FROM (VALUES `, updates, `) AS v WHERE items.rowid = v.column1`, nil)
+		expires = v.column8, related = v.column9 FROM (VALUES `, updates, `) AS v WHERE items.rowid = v.column1`)
 	if err != nil {
+		return err
+	}
+	// New rows take the rowids after the largest, as SQLite would give
+	// them, so that their evidence, bands and index entries need no
+	// lookup.
+	var last int64
+	if err := b.tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM items`).Scan(&last); err != nil {
 		return err
 	}
 	rows := make([][]any, len(b.news))
 	for i, r := range b.news {
 		it := r.item
-		rows[i] = []any{it.ID, it.Text, string(it.Category), it.Repo, it.Agent, it.Confidence, r.manual,
+		r.rowid = last + 1 + int64(i)
+		rows[i] = []any{r.rowid, it.ID, it.Text, string(it.Category), it.Repo, it.Agent, it.Confidence, r.manual,
 			string(it.Status), len(it.Evidence), micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it),
 			it.Signature, jsonList(it.Tags), jsonList(it.Related)}
 	}
-	rowids := make(map[string]int64, len(b.news))
-	err = b.insertRows(ctx, `INSERT INTO items (id, text, category, repo, agent, confidence,
+	err = b.insertRows(ctx, `INSERT INTO items (rowid, id, text, category, repo, agent, confidence,
 		manual_confidence, status, source_count, first_seen, last_confirmed, expires, signature, tags, related)
-		VALUES `, rows, ` RETURNING rowid, id`, func(q *sql.Rows) error {
-		var r int64
-		var id string
-		if err := q.Scan(&r, &id); err != nil {
-			return err
-		}
-		rowids[id] = r
-		return nil
-	})
+		VALUES `, rows, "")
 	if err != nil {
 		return err
 	}
 	for _, r := range b.news {
 		it := r.item
-		r.rowid = rowids[it.ID]
 		for i, e := range it.Evidence {
 			evidence = append(evidence, []any{r.rowid, e.Session, e.Position, r.conf[i], i})
 		}
@@ -527,13 +525,13 @@ func (b *batch) write(ctx context.Context) error {
 			bands = append(bands, []any{k, r.rowid})
 		}
 	}
-	if err := b.insertRows(ctx, `INSERT INTO evidence (item, session, position, confidence, ord) VALUES `, evidence, "", nil); err != nil {
+	if err := b.insertRows(ctx, `INSERT INTO evidence (item, session, position, confidence, ord) VALUES `, evidence, ""); err != nil {
 		return err
 	}
-	if err := b.insertRows(ctx, `INSERT OR IGNORE INTO bands (key, item) VALUES `, bands, "", nil); err != nil {
+	if err := b.insertRows(ctx, `INSERT OR IGNORE INTO bands (key, item) VALUES `, bands, ""); err != nil {
 		return err
 	}
-	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, index, "", nil)
+	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, index, "")
 }
 
 // ftsRow is a row's entry in the full-text index.
@@ -548,8 +546,8 @@ func ftsRow(r *row) []any {
 const chunkRows = 256
 
 // insertRows runs prefix + "(?, …), (?, …)" + suffix over rows, many at a
-// time; each row the statement returns goes to scan.
-func (b *batch) insertRows(ctx context.Context, prefix string, rows [][]any, suffix string, scan func(*sql.Rows) error) error {
+// time.
+func (b *batch) insertRows(ctx context.Context, prefix string, rows [][]any, suffix string) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -568,31 +566,12 @@ func (b *batch) insertRows(ctx context.Context, prefix string, rows [][]any, suf
 		for _, r := range rows[:n] {
 			args = append(args, r...)
 		}
-		if scan == nil {
-			_, err = st.ExecContext(ctx, args...)
-		} else {
-			err = queryEach(ctx, st, args, scan)
-		}
-		if err != nil {
+		if _, err := st.ExecContext(ctx, args...); err != nil {
 			return err
 		}
 		rows = rows[n:]
 	}
 	return nil
-}
-
-func queryEach(ctx context.Context, st *sql.Stmt, args []any, scan func(*sql.Rows) error) error {
-	q, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	defer q.Close()
-	for q.Next() {
-		if err := scan(q); err != nil {
-			return err
-		}
-	}
-	return q.Err()
 }
 
 // statement returns the prepared multi-row statement for n rows of cols
@@ -634,7 +613,7 @@ func (b *batch) retag(ctx context.Context, r *row) error {
 		r.rowid, r.item.Text, jsonList(r.storedTags)); err != nil {
 		return err
 	}
-	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, [][]any{ftsRow(r)}, "", nil)
+	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, [][]any{ftsRow(r)}, "")
 }
 
 // loadRows reads stored items, with their evidence and its confidences,

@@ -178,14 +178,26 @@ func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 // search runs one full-text query over the items with rowid from on,
 // best first.
 func (s *Store) search(ctx context.Context, f lore.Filter, match string, from int64, limit int) ([]lore.Hit, error) {
+	// The best matches are taken from the full-text index alone, then
+	// joined to items for the filter: joining every match costs more than
+	// ranking it. When the filter leaves too few, every match is joined.
+	for _, cap := range []int{limit * 4, -1} {
+		hits, err := s.searchTop(ctx, f, match, from, limit, cap)
+		if err != nil || len(hits) >= limit || cap < 0 {
+			return hits, err
+		}
+	}
+	return nil, nil
+}
+
+// searchTop is search over the cap best matches (all when cap < 0).
+func (s *Store) searchTop(ctx context.Context, f lore.Filter, match string, from int64, limit, cap int) ([]lore.Hit, error) {
 	cond, args := s.where(f)
-	args = append([]any{match, from}, args...)
+	args = append([]any{match, from, cap}, args...)
 	args = append(args, limit)
-	// The full-text query runs first, on its own: joined, SQLite may
-	// drive the search from items and probe the index row by row.
 	rows, err := s.db.QueryContext(ctx, `WITH f AS MATERIALIZED (
 			SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
-			WHERE items_fts MATCH ? AND rowid >= ?)
+			WHERE items_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?)
 		SELECT `+rowColumnsOf+`, f.score FROM f JOIN items i ON i.rowid = f.rowid
 		WHERE `+cond+`
 		ORDER BY f.score, i.confidence DESC, i.id LIMIT ?`, args...)

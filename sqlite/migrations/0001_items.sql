@@ -31,7 +31,8 @@ CREATE TABLE evidence (
 	ord        INTEGER NOT NULL, -- the order evidence arrived in
 	PRIMARY KEY (item, session)
 ) WITHOUT ROWID;
-CREATE INDEX evidence_session ON evidence (session);
+-- No index on session: only forget --session looks sessions up, and
+-- scanning the table then is cheaper than indexing every row added.
 
 -- MinHash band keys (see internal/dedup): an item whose key is here is a
 -- near-duplicate candidate of the item named. One item per key: items
@@ -45,10 +46,13 @@ CREATE TABLE bands (
 -- The full-text index of text and tags (as stored, a JSON list). The text
 -- lives in items only; a row leaves the index by a 'delete' command that
 -- repeats what was indexed (contentless_delete would make every search
--- check each row for deletion, for deletes that are rare).
+-- check each row for deletion, for deletes that are rare). No column sizes
+-- are kept: items are one sentence each, so bm25's length normalisation
+-- changes little, and reading a size for every scored row cost a third of
+-- a search.
 CREATE VIRTUAL TABLE items_fts USING fts5 (
 	text, tags,
-	content = '',
+	content = '', columnsize = 0,
 	tokenize = 'porter unicode61 remove_diacritics 2'
 );
 -- Rows are indexed by the writer, many in one statement, not by a
@@ -58,3 +62,6 @@ CREATE VIRTUAL TABLE items_fts USING fts5 (
 CREATE TRIGGER items_delete AFTER DELETE ON items BEGIN
 	INSERT INTO items_fts (items_fts, rowid, text, tags) VALUES ('delete', old.rowid, old.text, old.tags);
 END;
+-- Merge index segments sooner than FTS5's default (4): a search walks every
+-- segment of every term, and fewer segments make common words cheaper.
+INSERT INTO items_fts (items_fts, rank) VALUES ('automerge', 2);
