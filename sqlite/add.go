@@ -643,27 +643,18 @@ func loadRows(ctx context.Context, q querier, where string, args ...any) ([]*row
 	for i, r := range out {
 		rowids[i] = r.rowid
 	}
-	ev, err := q.QueryContext(ctx, `SELECT item, session, position, confidence FROM evidence
-		WHERE item IN (SELECT value FROM json_each(?)) ORDER BY item, ord, session`, jsonArray(rowids))
-	if err != nil {
-		return nil, err
-	}
-	defer ev.Close()
-	for ev.Next() {
-		var item int64
-		var e lore.Evidence
-		var c float64
-		if err := ev.Scan(&item, &e.Session, &e.Position, &c); err != nil {
-			return nil, err
-		}
+	err = eachEvidence(ctx, q, rowids, func(item int64, e lore.Evidence, c float64) {
 		r := byRowid[item]
 		r.item.Evidence = append(r.item.Evidence, e)
 		r.conf = append(r.conf, c)
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range out {
 		r.storedEvidence = len(r.item.Evidence)
 	}
-	return out, ev.Err()
+	return out, nil
 }
 
 // stored is an item row as scanRow reads it.

@@ -33,29 +33,36 @@ func (s *Store) Item(ctx context.Context, id string) (lore.Item, error) {
 
 // loadEvidence fills items[i].Evidence from the rows of rowids[i].
 func (s *Store) loadEvidence(ctx context.Context, rowids []int64, items []lore.Item) error {
+	at := make(map[int64]int, len(rowids))
+	for i, r := range rowids {
+		at[r] = i
+	}
+	return eachEvidence(ctx, s.db, rowids, func(r int64, e lore.Evidence, _ float64) {
+		it := &items[at[r]]
+		it.Evidence = append(it.Evidence, e)
+	})
+}
+
+// eachEvidence calls fn for every evidence entry of the items with these
+// rowids, in the order it arrived, with the confidence it brought.
+func eachEvidence(ctx context.Context, q querier, rowids []int64, fn func(item int64, e lore.Evidence, conf float64)) error {
 	if len(rowids) == 0 {
 		return nil
 	}
-	at := make(map[int64]int, len(rowids))
-	args := make([]any, len(rowids))
-	for i, r := range rowids {
-		at[r] = i
-		args[i] = r
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT item, session, position FROM evidence WHERE item IN (`+
-		placeholders(len(rowids))+`) ORDER BY item, ord, session`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT item, session, position, confidence FROM evidence
+		WHERE item IN (SELECT value FROM json_each(?)) ORDER BY item, ord, session`, jsonArray(rowids))
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var r int64
+		var item int64
 		var e lore.Evidence
-		if err := rows.Scan(&r, &e.Session, &e.Position); err != nil {
+		var c float64
+		if err := rows.Scan(&item, &e.Session, &e.Position, &c); err != nil {
 			return err
 		}
-		it := &items[at[r]]
-		it.Evidence = append(it.Evidence, e)
+		fn(item, e, c)
 	}
 	return rows.Err()
 }

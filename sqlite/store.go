@@ -105,9 +105,6 @@ func create(path string) error {
 	return f.Close()
 }
 
-// Path is the file the store lives in.
-func (s *Store) Path() string { return s.path }
-
 // Close closes the database.
 func (s *Store) Close() error {
 	s.mu.Lock()
