@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,8 +101,8 @@ func (o *addOptions) parse() error {
 	if c := o.Item.Confidence; c < 0 || c > 1 || c != c {
 		return usagef("--confidence %v: want a number from 0 to 1", c)
 	}
-	if a := o.Item.Agent; a != "" && !slices.Contains(lore.Agents, a) {
-		return usagef("unknown agent %q; known agents: %s", a, strings.Join(lore.Agents, ", "))
+	if err := checkAgent(o.Item.Agent); err != nil {
+		return err
 	}
 	if strings.ContainsAny(o.Item.Repo, " \t\n") {
 		return usagef("--repo %q: want owner/name", o.Item.Repo)
@@ -192,7 +191,7 @@ func addRun(ctx context.Context, opts *addOptions) error {
 	}
 	switch {
 	case r.Action == lore.Merged && r.NearDuplicate:
-		fmt.Fprintf(opts.IO.ErrOut, "merged into a similar item: %s\n", truncate(strings.Join(strings.Fields(it.Text), " "), 100))
+		fmt.Fprintf(opts.IO.ErrOut, "merged into a similar item: %s\n", oneLine(it.Text, 100))
 	case r.Action == lore.Merged:
 		fmt.Fprintf(opts.IO.ErrOut, "already known; now confidence %.2f from %d session(s)\n", it.Confidence, it.SourceCount)
 	case r.Action == lore.Unchanged:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -62,8 +61,8 @@ Active, unexpired items are searched unless --status says otherwise.
 				return err
 			}
 			opts.Query.Statuses, opts.Query.AnyStatus = f.Statuses, f.AnyStatus
-			if a := opts.Query.Agent; a != "" && !slices.Contains(lore.Agents, a) {
-				return usagef("unknown agent %q; known agents: %s", a, strings.Join(lore.Agents, ", "))
+			if err := checkAgent(opts.Query.Agent); err != nil {
+				return err
 			}
 			if opts.Query.Limit < 1 {
 				return usagef("--limit %d: want 1 or more", opts.Query.Limit)
@@ -130,10 +129,11 @@ func searchRun(ctx context.Context, opts *searchOptions) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCATEGORY\tCONF\tSCOPE\tTEXT")
 	for _, h := range hits {
-		text := strings.Join(strings.Fields(h.Text), " ")
+		width := 0
 		if opts.IO.IsStdoutTTY() {
-			text = truncate(text, 100)
+			width = 100
 		}
+		text := oneLine(h.Text, width)
 		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", h.ID, h.Category, h.Confidence, scopeOf(h.Item), text)
 	}
 	return tw.Flush()

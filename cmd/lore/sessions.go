@@ -40,10 +40,18 @@ func (f *filterOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Since, "since", "", "only sessions active on or after this day (YYYY-MM-DD, local time)")
 }
 
+// checkAgent is a usage error unless a is empty or an agent lore knows.
+func checkAgent(a string) error {
+	if a != "" && !slices.Contains(lore.Agents, a) {
+		return usagef("unknown agent %q; known agents: %s", a, strings.Join(lore.Agents, ", "))
+	}
+	return nil
+}
+
 // check validates the filter flags.
 func (f *filterOptions) check() error {
-	if f.Agent != "" && !slices.Contains(lore.Agents, f.Agent) {
-		return usagef("unknown agent %q; known agents: %s", f.Agent, strings.Join(lore.Agents, ", "))
+	if err := checkAgent(f.Agent); err != nil {
+		return err
 	}
 	if f.Since != "" {
 		t, err := time.ParseInLocation("2006-01-02", f.Since, time.Local)
@@ -308,6 +316,11 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// oneLine puts s on one line, shortened to n runes (n ≤ 0: whole).
+func oneLine(s string, n int) string {
+	return truncate(strings.Join(strings.Fields(s), " "), n)
 }
 
 func humanBytes(n int64) string {

@@ -94,7 +94,7 @@ func showRun(ctx context.Context, opts *showOptions) error {
 		}
 		desc := id
 		if r, err := s.Item(ctx, id); err == nil {
-			desc = fmt.Sprintf("%s (%s) %s", id, r.Status, truncate(strings.Join(strings.Fields(r.Text), " "), 80))
+			desc = fmt.Sprintf("%s (%s) %s", id, r.Status, oneLine(r.Text, 80))
 		}
 		row(k, desc)
 	}
