@@ -617,9 +617,9 @@ func (b *batch) retag(ctx context.Context, r *row) error {
 }
 
 // loadRows reads stored items, with their evidence and its confidences,
-// selected by a WHERE clause on items.
+// selected by a WHERE clause on items (aliased i).
 func loadRows(ctx context.Context, q querier, where string, args ...any) ([]*row, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+rowColumns+` FROM items `+where, args...)
+	rows, err := q.QueryContext(ctx, `SELECT `+rowColumnsOf+` FROM items i `+where, args...)
 	if err != nil {
 		return nil, err
 	}

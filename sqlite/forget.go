@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"strings"
 
 	"github.com/lorehq/lore"
@@ -24,16 +23,12 @@ func (s *Store) Supersede(ctx context.Context, oldID, newID string) error {
 		if oldRow == newRow {
 			return lore.Errorf(lore.EINVALID, "an item cannot supersede itself")
 		}
-		var related string
-		if err := tx.QueryRowContext(ctx, `SELECT related FROM items WHERE rowid = ?`, newRow).Scan(&related); err != nil {
-			return err
-		}
-		var list []string
-		if err := json.Unmarshal([]byte(related), &list); err != nil {
+		rows, err := loadRows(ctx, tx, `WHERE rowid = ?`, newRow)
+		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE items SET related = ? WHERE rowid = ?`,
-			jsonList(appendNew(list, oldFull)), newRow); err != nil {
+			jsonList(appendNew(rows[0].item.Related, oldFull)), newRow); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE items SET status = 'superseded' WHERE rowid = ?`, oldRow)

@@ -20,15 +20,14 @@ func (s *Store) Item(ctx context.Context, id string) (lore.Item, error) {
 	if err != nil {
 		return lore.Item{}, err
 	}
-	st, err := scanRow(s.db.QueryRowContext(ctx, `SELECT `+rowColumns+` FROM items WHERE rowid = ?`, rowid))
+	rows, err := loadRows(ctx, s.db, `WHERE rowid = ?`, rowid)
 	if err != nil {
 		return lore.Item{}, err
 	}
-	items := []lore.Item{st.item}
-	if err := s.loadEvidence(ctx, []int64{rowid}, items); err != nil {
-		return lore.Item{}, err
+	if len(rows) == 0 {
+		return lore.Item{}, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
 	}
-	return items[0], nil
+	return rows[0].item, nil
 }
 
 // loadEvidence fills items[i].Evidence from the rows of rowids[i].
@@ -256,37 +255,20 @@ func (s *Store) Items(ctx context.Context, f lore.Filter, fn func(lore.Item) err
 	cond, args := s.where(f)
 	after := ""
 	for {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumnsOf+` FROM items i WHERE i.id > ? AND `+cond+
-			` ORDER BY i.id LIMIT ?`, append(append([]any{after}, args...), pageSize)...)
+		rows, err := loadRows(ctx, s.db, `WHERE i.id > ? AND `+cond+` ORDER BY i.id LIMIT ?`,
+			append(append([]any{after}, args...), pageSize)...)
 		if err != nil {
 			return err
 		}
-		var items []lore.Item
-		var rowids []int64
-		for rows.Next() {
-			st, err := scanRow(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			items, rowids = append(items, st.item), append(rowids, st.rowid)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if err := s.loadEvidence(ctx, rowids, items); err != nil {
-			return err
-		}
-		for _, it := range items {
-			if err := fn(it); err != nil {
+		for _, r := range rows {
+			if err := fn(r.item); err != nil {
 				return err
 			}
 		}
-		if len(items) < pageSize {
+		if len(rows) < pageSize {
 			return nil
 		}
-		after = items[len(items)-1].ID
+		after = rows[len(rows)-1].item.ID
 	}
 }
 
