@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lorehq/lore"
@@ -29,15 +31,18 @@ func (s *Store) Import(ctx context.Context, items []lore.Item) ([]lore.AddResult
 }
 
 func (s *Store) put(ctx context.Context, items []lore.Item, add bool) ([]lore.AddResult, error) {
-	prepared, fps, err := prepare(items, s.now())
-	if err != nil {
+	p := startPreparing(items, s.now())
+	defer p.stop()
+	// The first chunk is checked before the store is locked: a single
+	// invalid item never takes the lock.
+	if err := p.wait(ctx, 0); err != nil {
 		return nil, err
 	}
 	var results []lore.AddResult
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		b := &batch{store: s, tx: tx, add: add, fps: fps}
-		results, err = b.run(ctx, prepared)
+		b := &batch{store: s, tx: tx, add: add}
+		results, err = b.run(ctx, p)
 		return err
 	})
 	if err != nil {
@@ -46,37 +51,97 @@ func (s *Store) put(ctx context.Context, items []lore.Item, add bool) ([]lore.Ad
 	return results, nil
 }
 
-// prepare checks items and computes their fingerprints, on every core and
-// before the write transaction, so that other writers wait less.
-func prepare(items []lore.Item, now time.Time) ([]lore.Item, []*fingerprint, error) {
-	prepared := make([]lore.Item, len(items))
-	fps := make([]*fingerprint, len(items))
-	errs := make([]error, len(items))
-	workers := 1
-	if len(items) >= 512 {
-		workers = runtime.GOMAXPROCS(0)
+// prepareChunk is how many items are checked and fingerprinted at a time.
+const prepareChunk = 512
+
+// preparation checks items and computes their fingerprints, a chunk at a
+// time, while the write transaction goes through the chunks already
+// prepared: SQLite writes on one core, and the others prepare what it
+// writes next.
+type preparation struct {
+	items []lore.Item
+	fps   []*fingerprint
+	errs  []error
+	ready []chan struct{} // closed when that chunk is prepared
+	quit  chan struct{}
+	once  sync.Once
+}
+
+// startPreparing prepares the first chunk on the calling goroutine and
+// the others on other cores.
+func startPreparing(items []lore.Item, now time.Time) *preparation {
+	n := (len(items) + prepareChunk - 1) / prepareChunk
+	p := &preparation{
+		items: make([]lore.Item, len(items)),
+		fps:   make([]*fingerprint, len(items)),
+		errs:  make([]error, len(items)),
+		ready: make([]chan struct{}, max(n, 1)),
+		quit:  make(chan struct{}),
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(items); i += workers {
-				prepared[i], errs[i] = lore.Prepare(items[i], now)
-				if errs[i] == nil {
-					fps[i] = newFingerprint(prepared[i])
+	for c := range p.ready {
+		p.ready[c] = make(chan struct{})
+	}
+	do := func(c int) {
+		lo, hi := p.bounds(c)
+		for i := lo; i < hi; i++ {
+			p.items[i], p.errs[i] = lore.Prepare(items[i], now)
+			if p.errs[i] == nil {
+				p.fps[i] = newFingerprint(p.items[i])
+			}
+		}
+		close(p.ready[c])
+	}
+	if n > 1 {
+		var next atomic.Int64
+		next.Store(1)
+		for range max(1, runtime.GOMAXPROCS(0)-1) {
+			go func() {
+				for {
+					c := int(next.Add(1) - 1)
+					if c >= n {
+						return
+					}
+					select {
+					case <-p.quit:
+						return
+					default:
+					}
+					do(c)
 				}
-			}
-		})
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			if len(items) > 1 {
-				return nil, nil, fmt.Errorf("item %d: %w", i+1, err)
-			}
-			return nil, nil, err
+			}()
 		}
 	}
-	return prepared, fps, nil
+	do(0)
+	return p
+}
+
+// stop ends preparing chunks nobody will wait for.
+func (p *preparation) stop() { p.once.Do(func() { close(p.quit) }) }
+
+func (p *preparation) chunks() int { return len(p.ready) }
+
+func (p *preparation) bounds(c int) (lo, hi int) {
+	return c * prepareChunk, min((c+1)*prepareChunk, len(p.items))
+}
+
+// wait returns when chunk c is prepared, with the error of its first
+// invalid item.
+func (p *preparation) wait(ctx context.Context, c int) error {
+	select {
+	case <-p.ready[c]:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	lo, hi := p.bounds(c)
+	for i := lo; i < hi; i++ {
+		if err := p.errs[i]; err != nil {
+			if len(p.items) > 1 {
+				return fmt.Errorf("item %d: %w", i+1, err)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // row is an item with what merging needs beyond lore.Item: the confidence
@@ -92,6 +157,7 @@ type row struct {
 	storedEvidence int
 	storedTags     []string
 	changed        bool
+	candidate      bool // in batch.bands
 }
 
 // newRow makes the row of an item that is not stored yet. For add, each
@@ -197,7 +263,6 @@ type batch struct {
 	bands   map[int64][]*row // band key → rows (stored and new)
 	news    []*row
 	touched []*row // stored rows merged into, in order
-	fps     []*fingerprint
 }
 
 // fingerprint is what merging compares of an item's text, computed once.
@@ -214,23 +279,33 @@ func newFingerprint(it lore.Item) *fingerprint {
 	return f
 }
 
-func (b *batch) run(ctx context.Context, items []lore.Item) ([]lore.AddResult, error) {
+// run decides and writes the batch. It reads and decides a chunk as soon
+// as it is prepared; the outcome is the same as deciding all at once, as
+// each chunk reads what its items may merge with before deciding them.
+func (b *batch) run(ctx context.Context, p *preparation) ([]lore.AddResult, error) {
 	b.byID, b.byRowid, b.bands = map[string]*row{}, map[int64]*row{}, map[int64][]*row{}
-	if err := b.loadByID(ctx, items); err != nil {
-		return nil, err
-	}
-	if b.add {
-		if err := b.loadCandidates(ctx, items); err != nil {
+	results := make([]lore.AddResult, len(p.items))
+	for c := range p.chunks() {
+		if err := p.wait(ctx, c); err != nil {
 			return nil, err
 		}
-	}
-	results := make([]lore.AddResult, len(items))
-	for i, it := range items {
-		r, err := b.one(ctx, it, b.fps[i])
-		if err != nil {
-			return nil, fmt.Errorf("item %d: %w", i+1, err)
+		lo, hi := p.bounds(c)
+		items, fps := p.items[lo:hi], p.fps[lo:hi]
+		if err := b.loadByID(ctx, items); err != nil {
+			return nil, err
 		}
-		results[i] = r
+		if b.add {
+			if err := b.loadCandidates(ctx, items, fps); err != nil {
+				return nil, err
+			}
+		}
+		for i, it := range items {
+			r, err := b.one(ctx, it, fps[i])
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", lo+i+1, err)
+			}
+			results[lo+i] = r
+		}
 	}
 	if err := b.write(ctx); err != nil {
 		return nil, err
@@ -243,8 +318,16 @@ func scope(it lore.Item) string {
 }
 
 func sameItem(r *row, it lore.Item, norm string) bool {
-	return r.item.Category == it.Category && r.item.Repo == it.Repo && r.item.Agent == it.Agent &&
-		r.fingerprint().norm == norm
+	if r.item.Category != it.Category || r.item.Repo != it.Repo || r.item.Agent != it.Agent {
+		return false
+	}
+	if r.item.Text == it.Text {
+		return true
+	}
+	if r.fp != nil {
+		return r.fp.norm == norm
+	}
+	return lore.NormalizeText(r.item.Text) == norm
 }
 
 // one decides what becomes of one item.
@@ -307,7 +390,7 @@ func (b *batch) find(ctx context.Context, it *lore.Item, norm string) (*row, err
 	if r := b.byID[long]; r != nil {
 		return r, nil
 	}
-	st, err := loadRows(ctx, b.tx, `WHERE id = ?`, long)
+	st, err := loadRows(ctx, b.tx, `items i WHERE id = ?`, long)
 	if err != nil || len(st) == 0 {
 		return nil, err
 	}
@@ -332,9 +415,7 @@ func (b *batch) create(ctx context.Context, it lore.Item, fp *fingerprint) (lore
 	r.fp = fp
 	b.news = append(b.news, r)
 	b.byID[it.ID] = r
-	for _, k := range r.fingerprint().keys {
-		b.bands[k] = append(b.bands[k], r)
-	}
+	b.candidate(r)
 	res := lore.AddResult{ID: it.ID, Action: lore.Created}
 	if b.add {
 		var err error
@@ -354,7 +435,7 @@ func (b *batch) supersede(ctx context.Context, r *row) ([]string, error) {
 		it.Status != lore.StatusActive && it.Status != lore.StatusCandidate {
 		return nil, nil
 	}
-	stored, err := loadRows(ctx, b.tx, `WHERE signature = ? AND category = ? AND repo = ? AND agent = ?
+	stored, err := loadRows(ctx, b.tx, `items i WHERE signature = ? AND category = ? AND repo = ? AND agent = ?
 		AND status IN ('active', 'candidate')`, it.Signature, string(it.Category), it.Repo, it.Agent)
 	if err != nil {
 		return nil, err
@@ -406,7 +487,9 @@ func (b *batch) loadByID(ctx context.Context, items []lore.Item) error {
 	for i, it := range items {
 		ids[i] = it.ID
 	}
-	rows, err := loadRows(ctx, b.tx, `WHERE id IN (SELECT value FROM json_each(?))`, jsonArray(ids))
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	rows, err := loadRows(ctx, b.tx, `json_each(?) AS k CROSS JOIN items i ON i.id = k.value`, jsonArray(ids))
 	if err != nil {
 		return err
 	}
@@ -419,17 +502,21 @@ func (b *batch) loadByID(ctx context.Context, items []lore.Item) error {
 // loadCandidates reads the stored items that share a band key with any of
 // the batch's items and are not theirs by id: the near-duplicate
 // candidates.
-func (b *batch) loadCandidates(ctx context.Context, items []lore.Item) error {
+func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fingerprint) error {
 	keys := make([]int64, 0, len(items)*dedup.Bands)
 	for i, it := range items {
 		if _, ok := b.byID[it.ID]; !ok {
-			keys = append(keys, b.fps[i].keys[:]...)
+			keys = append(keys, fps[i].keys[:]...)
 		}
 	}
 	if len(keys) == 0 {
 		return nil
 	}
-	q, err := b.tx.QueryContext(ctx, `SELECT DISTINCT item FROM bands WHERE key IN (SELECT value FROM json_each(?))`, jsonArray(keys))
+	// Sorted keys are looked up in the order of the table, one seek each
+	// (an IN list would first be copied into a temporary index).
+	slices.Sort(keys)
+	q, err := b.tx.QueryContext(ctx, `SELECT b.item FROM json_each(?) AS k CROSS JOIN bands AS b ON b.key = k.value`,
+		jsonArray(slices.Compact(keys)))
 	if err != nil {
 		return err
 	}
@@ -440,26 +527,43 @@ func (b *batch) loadCandidates(ctx context.Context, items []lore.Item) error {
 			q.Close()
 			return err
 		}
-		if _, ok := b.byRowid[r]; !ok {
+		// A row read already (by id, or by signature) may not be
+		// among the candidates yet.
+		if known := b.byRowid[r]; known != nil {
+			b.candidate(known)
+		} else {
 			rowids = append(rowids, r)
 		}
 	}
 	q.Close()
-	if err := q.Err(); err != nil || len(rowids) == 0 {
+	if err := q.Err(); err != nil {
 		return err
 	}
 	slices.Sort(rowids)
-	rows, err := loadRows(ctx, b.tx, `WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid`, jsonArray(rowids))
+	if rowids = slices.Compact(rowids); len(rowids) == 0 {
+		return nil
+	}
+	rows, err := loadRows(ctx, b.tx, `json_each(?) AS k CROSS JOIN items i ON i.rowid = k.value`, jsonArray(rowids))
 	if err != nil {
 		return err
 	}
 	for _, r := range rows {
 		b.remember(r)
-		for _, k := range r.fingerprint().keys {
-			b.bands[k] = append(b.bands[k], r)
-		}
+		b.candidate(r)
 	}
 	return nil
+}
+
+// candidate makes r a near-duplicate candidate of the items that share a
+// band key with it.
+func (b *batch) candidate(r *row) {
+	if r.candidate {
+		return
+	}
+	r.candidate = true
+	for _, k := range r.fingerprint().keys {
+		b.bands[k] = append(b.bands[k], r)
+	}
 }
 
 func jsonArray[T any](xs []T) string {
@@ -473,7 +577,7 @@ func jsonArray[T any](xs []T) string {
 // write stores the batch: updates of merged rows, then every new row, its
 // evidence and its full-text entry, many rows per statement.
 func (b *batch) write(ctx context.Context) error {
-	var updates, evidence, index, bands [][]any
+	var updates, evidence, bands [][]any
 	for _, r := range b.touched {
 		it := r.item
 		updates = append(updates, []any{r.rowid, it.Confidence, r.manual, string(it.Status), len(it.Evidence),
@@ -520,7 +624,6 @@ func (b *batch) write(ctx context.Context) error {
 		for i, e := range it.Evidence {
 			evidence = append(evidence, []any{r.rowid, e.Session, e.Position, r.conf[i], i})
 		}
-		index = append(index, ftsRow(r))
 		for _, k := range r.fingerprint().keys {
 			bands = append(bands, []any{k, r.rowid})
 		}
@@ -528,10 +631,17 @@ func (b *batch) write(ctx context.Context) error {
 	if err := b.insertRows(ctx, `INSERT INTO evidence (item, session, position, confidence, ord) VALUES `, evidence, ""); err != nil {
 		return err
 	}
+	// Keys in order touch each page of the table once.
+	slices.SortFunc(bands, func(x, y []any) int { return cmp.Compare(x[0].(int64), y[0].(int64)) })
 	if err := b.insertRows(ctx, `INSERT OR IGNORE INTO bands (key, item) VALUES `, bands, ""); err != nil {
 		return err
 	}
-	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, index, "")
+	// The new rows are indexed by one statement: FTS5 writes its pending
+	// terms as a new index segment at every statement, and fewer, larger
+	// segments cost less to write and to merge.
+	_, err = b.tx.ExecContext(ctx, `INSERT INTO items_fts (rowid, text, tags)
+		SELECT rowid, text, tags FROM items WHERE rowid > ?`, last)
+	return err
 }
 
 // ftsRow is a row's entry in the full-text index.
@@ -617,9 +727,10 @@ func (b *batch) retag(ctx context.Context, r *row) error {
 }
 
 // loadRows reads stored items, with their evidence and its confidences,
-// selected by a WHERE clause on items (aliased i).
-func loadRows(ctx context.Context, q querier, where string, args ...any) ([]*row, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+rowColumnsOf+` FROM items i `+where, args...)
+// selected by a FROM clause that names items i (and a WHERE clause):
+// "items i WHERE …", or a join that looks items up.
+func loadRows(ctx context.Context, q querier, from string, args ...any) ([]*row, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+rowColumnsOf+` FROM `+from, args...)
 	if err != nil {
 		return nil, err
 	}

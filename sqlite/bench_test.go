@@ -28,7 +28,7 @@ func fill(tb testing.TB, s *Store, items []lore.Item) {
 }
 
 // BenchmarkAdd100k adds 100,000 synthetic items (a fifth of them repeats
-// from other sessions) to an empty store in batches of 1,000, with merging
+// from other sessions) to an empty store in batches of 5,000, with merging
 // by id and by near-duplicate.
 func BenchmarkAdd100k(b *testing.B) {
 	items := synth.Items(100_000, synth.ItemOptions{Seed: 1})
@@ -65,7 +65,10 @@ func searchStore(b *testing.B, n int) (*Store, int64) {
 	}
 	b.Cleanup(func() { s.Close() })
 	if statErr != nil {
-		fill(b, s, synth.Items(n, synth.ItemOptions{Seed: 1}))
+		items := synth.Items(n, synth.ItemOptions{Seed: 1})
+		start := time.Now()
+		fill(b, s, items)
+		b.Logf("added %d items in %s (%.0f items/s)", n, time.Since(start).Round(time.Millisecond), float64(n)/time.Since(start).Seconds())
 		if _, err := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 			b.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func (s *Store) Supersede(ctx context.Context, oldID, newID string) error {
 		if oldRow == newRow {
 			return lore.Errorf(lore.EINVALID, "an item cannot supersede itself")
 		}
-		rows, err := loadRows(ctx, tx, `WHERE rowid = ?`, newRow)
+		rows, err := loadRows(ctx, tx, `items i WHERE rowid = ?`, newRow)
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 	var res lore.ForgetResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res = lore.ForgetResult{}
-		rows, err := loadRows(ctx, tx, `WHERE rowid IN (SELECT item FROM evidence WHERE session = ?)`, session)
+		rows, err := loadRows(ctx, tx, `items i WHERE rowid IN (SELECT item FROM evidence WHERE session = ?)`, session)
 		if err != nil {
 			return err
 		}

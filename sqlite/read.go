@@ -20,7 +20,7 @@ func (s *Store) Item(ctx context.Context, id string) (lore.Item, error) {
 	if err != nil {
 		return lore.Item{}, err
 	}
-	rows, err := loadRows(ctx, s.db, `WHERE rowid = ?`, rowid)
+	rows, err := loadRows(ctx, s.db, `items i WHERE rowid = ?`, rowid)
 	if err != nil {
 		return lore.Item{}, err
 	}
@@ -48,8 +48,12 @@ func eachEvidence(ctx context.Context, q querier, rowids []int64, fn func(item i
 	if len(rowids) == 0 {
 		return nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT item, session, position, confidence FROM evidence
-		WHERE item IN (SELECT value FROM json_each(?)) ORDER BY item, ord, session`, jsonArray(rowids))
+	// Each item's rows are looked up in the table's order.
+	rowids = slices.Clone(rowids)
+	slices.Sort(rowids)
+	rows, err := q.QueryContext(ctx, `SELECT e.item, e.session, e.position, e.confidence
+		FROM json_each(?) AS k CROSS JOIN evidence AS e ON e.item = k.value
+		ORDER BY e.item, e.ord, e.session`, jsonArray(slices.Compact(rowids)))
 	if err != nil {
 		return err
 	}
@@ -255,7 +259,7 @@ func (s *Store) Items(ctx context.Context, f lore.Filter, fn func(lore.Item) err
 	cond, args := s.where(f)
 	after := ""
 	for {
-		rows, err := loadRows(ctx, s.db, `WHERE i.id > ? AND `+cond+` ORDER BY i.id LIMIT ?`,
+		rows, err := loadRows(ctx, s.db, `items i WHERE i.id > ? AND `+cond+` ORDER BY i.id LIMIT ?`,
 			append(append([]any{after}, args...), pageSize)...)
 		if err != nil {
 			return err

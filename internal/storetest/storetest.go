@@ -146,6 +146,7 @@ func Run(t *testing.T, open Opener) {
 		{"ImportMergesByID", testImportMerges},
 		{"ItemsAndCount", testItemsCount},
 		{"ConcurrentAdds", testConcurrentAdds},
+		{"LargeBatch", testLargeBatch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(newEnv(t, open)) })
@@ -874,5 +875,89 @@ func testConcurrentAdds(e *env) {
 	got := e.get(lore.ItemID("shared item 7", lore.CategoryFact, "", ""))
 	if got.SourceCount != workers || !near(got.Confidence, lore.CombineConfidence(0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1)) {
 		e.t.Errorf("shared item: %d sources, confidence %v; want %d", got.SourceCount, got.Confidence, workers)
+	}
+}
+
+// testLargeBatch checks that a batch of many items, which a store may
+// decide in parts, comes out as the same items added one at a time:
+// repeats and near-duplicates of items earlier in the batch and of stored
+// ones merge wherever they fall.
+func testLargeBatch(e *env) {
+	// Made-up words: no two items share one, unless one is built from the
+	// other.
+	word := func(n int) string {
+		const syl = "ba ko ri su te lo ma ne vi du ga pe zo fi hu ja"
+		s := strings.Fields(syl)
+		w := ""
+		for range 3 {
+			w += s[n%len(s)]
+			n /= len(s)
+		}
+		return w + "x"
+	}
+	text := func(i int) string {
+		return fmt.Sprintf("The %s %s %s %s stays up", word(4*i), word(4*i+1), word(4*i+2), word(4*i+3))
+	}
+	const stored, n = 40, 1300
+	var base []lore.Item
+	for i := range stored {
+		base = append(base, lore.Item{Text: text(i), Category: lore.CategoryFact, Repo: "acme/api", Evidence: ev("s0", i)})
+	}
+	var batch []lore.Item
+	for i := range n {
+		it := lore.Item{Text: text(stored + i), Category: lore.CategoryFact, Repo: "acme/api",
+			Confidence: 0.5, Evidence: ev(fmt.Sprintf("s%d", 1+i%40), i)}
+		switch {
+		case i%7 == 3: // an earlier item of the batch again
+			it.Text = batch[(i*31)%len(batch)].Text
+		case i%7 == 5: // a near-duplicate of an earlier item: one more word
+			it.Text = strings.Replace(batch[(i*17)%len(batch)].Text, "stays up", "stays up fine", 1)
+		case i%11 == 6: // a stored item again, or nearly; later ones late
+			it.Text = base[i*stored/n].Text
+			if i%2 == 0 {
+				it.Text = strings.Replace(it.Text, "The ", "The old ", 1)
+			}
+		}
+		batch = append(batch, it)
+	}
+
+	e.add(base...)
+	got := e.add(batch...)
+
+	one := newEnv(e.t, e.open)
+	one.add(base...)
+	var want []lore.AddResult
+	for _, it := range batch {
+		want = append(want, one.add(it)...)
+	}
+	merged, near := 0, 0
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			e.t.Fatalf("item %d in one batch: %+v; added alone: %+v", i+1, got[i], want[i])
+		}
+		if got[i].Action == lore.Merged {
+			merged++
+		}
+		if got[i].NearDuplicate {
+			near++
+		}
+	}
+	if merged < n/8 || near < n/10 {
+		e.t.Errorf("%d merged, %d near-duplicates of %d: the batch does not test merging", merged, near, n)
+	}
+	if a, b := e.all(), one.all(); !reflect.DeepEqual(a, b) {
+		e.t.Errorf("one batch stored %d items, one at a time %d; they differ", len(a), len(b))
+	}
+
+	// An invalid item at the end of a large batch leaves the store as it
+	// was.
+	before, _ := e.s.Count(e.ctx, lore.Filter{AnyStatus: true, Expired: true})
+	bad := append(slices.Clone(batch), lore.Item{Text: "new but doomed", Category: lore.CategoryFact, Repo: "acme/api"},
+		lore.Item{Text: " ", Category: lore.CategoryFact})
+	if _, err := e.s.Add(e.ctx, bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("item %d", len(bad))) {
+		e.t.Errorf("error %v, want one naming item %d", err, len(bad))
+	}
+	if after, _ := e.s.Count(e.ctx, lore.Filter{AnyStatus: true, Expired: true}); after != before {
+		e.t.Errorf("%d items after a failed batch, want %d", after, before)
 	}
 }
