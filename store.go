@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Store keeps knowledge items. Every implementation merges on write by the
@@ -54,8 +55,27 @@ type Store interface {
 	// recomputes their confidence, and deletes the items left with no
 	// evidence and no confidence given by hand.
 	ForgetSession(ctx context.Context, session string) (ForgetResult, error)
+	// Harvested returns the record of the last harvest of a session by an
+	// extractor, and whether there is one.
+	Harvested(ctx context.Context, session, extractor string) (Harvest, bool, error)
+	// RecordHarvest stores records in one transaction, each replacing the
+	// record of the same session and extractor. Forgetting a session keeps
+	// its record, so that harvest does not learn from it again.
+	RecordHarvest(ctx context.Context, hs ...Harvest) error
 
 	Close() error
+}
+
+// Harvest records that a session was harvested: from which transcript,
+// as it was then, so that an unchanged session is not read twice.
+type Harvest struct {
+	Session   string // the session's id
+	Extractor string // "rules", or the LLM's spec
+	Path      string // the transcript read
+	Size      int64
+	Hash      string // of the transcript's content
+	At        time.Time
+	Items     int // items the session gave
 }
 
 // AddAction says what Add did with an item.

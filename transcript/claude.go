@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -451,13 +452,43 @@ func claudeRelated(path string, extra []string) []string {
 	if subs, err := filepath.Glob(filepath.Join(dir, sid, "subagents", "*.jsonl")); err == nil {
 		out = append(out, subs...)
 	}
-	siblings, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
-	for _, p := range siblings {
-		if peekSessionID(p) == sid {
-			out = append(out, p)
+	for _, a := range agentSiblings(dir) {
+		if a.session == sid {
+			out = append(out, a.path)
 		}
 	}
 	return out
+}
+
+// agentFile is a sub-agent transcript beside session transcripts, and the
+// session it belongs to.
+type agentFile struct{ path, session string }
+
+// agentDirs caches each folder's sub-agent files while the folder is
+// unchanged: reading every session of a folder of thousands would
+// otherwise list the folder and open its agent files once per session.
+var agentDirs sync.Map // folder → agentDir
+
+type agentDir struct {
+	mod   time.Time
+	files []agentFile
+}
+
+func agentSiblings(dir string) []agentFile {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil
+	}
+	if v, ok := agentDirs.Load(dir); ok && v.(agentDir).mod.Equal(fi.ModTime()) {
+		return v.(agentDir).files
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl"))
+	files := make([]agentFile, len(paths))
+	for i, p := range paths {
+		files[i] = agentFile{p, peekSessionID(p)}
+	}
+	agentDirs.Store(dir, agentDir{fi.ModTime(), files})
+	return files
 }
 
 // foldedAgentFile reports whether name, met while walking dir, is a

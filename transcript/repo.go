@@ -32,8 +32,21 @@ func (c *repoCache) resolve(s *lore.Session, noGit bool) {
 		}
 	}
 	if s.Repo == "" {
-		s.Repo = baseName(s.Cwd)
+		s.Repo = folderRepo(s.Cwd)
 	}
+}
+
+// folderRepo names the repository of a folder that is not here to ask
+// git: its base name, or for a worktree under REPO/.worktrees/NAME (or
+// worktrees/NAME), the REPO its worktrees belong to.
+func folderRepo(dir string) string {
+	parts := strings.FieldsFunc(dir, func(r rune) bool { return r == '/' || r == '\\' })
+	for i := len(parts) - 2; i > 0; i-- {
+		if parts[i] == ".worktrees" || parts[i] == "worktrees" {
+			return parts[i-1]
+		}
+	}
+	return baseName(dir)
 }
 
 func (c *repoCache) lookup(dir string) string {

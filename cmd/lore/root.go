@@ -94,6 +94,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newForgetCmd(io, nil),
 		newExportCmd(io, nil),
 		newImportCmd(io, nil),
+		newHarvestCmd(io, nil),
 	)
 	return root
 }

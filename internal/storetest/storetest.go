@@ -147,6 +147,7 @@ func Run(t *testing.T, open Opener) {
 		{"ItemsAndCount", testItemsCount},
 		{"ConcurrentAdds", testConcurrentAdds},
 		{"LargeBatch", testLargeBatch},
+		{"HarvestRecords", testHarvestRecords},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(newEnv(t, open)) })
@@ -959,5 +960,42 @@ func testLargeBatch(e *env) {
 	}
 	if after, _ := e.s.Count(e.ctx, lore.Filter{AnyStatus: true, Expired: true}); after != before {
 		e.t.Errorf("%d items after a failed batch, want %d", after, before)
+	}
+}
+
+func testHarvestRecords(e *env) {
+	if _, ok, err := e.s.Harvested(e.ctx, "claude-code:s1", "rules"); err != nil || ok {
+		e.t.Fatalf("Harvested before any record: ok %v, err %v", ok, err)
+	}
+	h := lore.Harvest{Session: "claude-code:s1", Extractor: "rules", Path: "/t/s1.jsonl", Size: 1234,
+		Hash: "abc", At: start.Add(time.Minute), Items: 3}
+	if err := e.s.RecordHarvest(e.ctx, h); err != nil {
+		e.t.Fatal(err)
+	}
+	got, ok, err := e.s.Harvested(e.ctx, "claude-code:s1", "rules")
+	if err != nil || !ok || !reflect.DeepEqual(got, h) {
+		e.t.Errorf("Harvested = %+v, %v, %v; want %+v", got, ok, err, h)
+	}
+	if _, ok, _ := e.s.Harvested(e.ctx, "claude-code:s1", "openai:http://x"); ok {
+		e.t.Error("a record of one extractor answers for another")
+	}
+	// A new record replaces the old one.
+	h.Size, h.Hash, h.Items = 2000, "def", 5
+	if err := e.s.RecordHarvest(e.ctx, h); err != nil {
+		e.t.Fatal(err)
+	}
+	if got, _, _ := e.s.Harvested(e.ctx, "claude-code:s1", "rules"); !reflect.DeepEqual(got, h) {
+		e.t.Errorf("after a second record: %+v, want %+v", got, h)
+	}
+	// Forgetting the session keeps the record.
+	e.add(lore.Item{Text: "from s1", Category: lore.CategoryFact, Evidence: ev("claude-code:s1", 1)})
+	if _, err := e.s.ForgetSession(e.ctx, "claude-code:s1"); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, ok, _ := e.s.Harvested(e.ctx, "claude-code:s1", "rules"); !ok {
+		e.t.Error("forgetting a session dropped its harvest record: harvest would learn it again")
+	}
+	if err := e.s.RecordHarvest(e.ctx, lore.Harvest{Extractor: "rules"}); lore.ErrorCode(err) != lore.EINVALID {
+		e.t.Errorf("a record with no session: %v, want an invalid-input error", err)
 	}
 }

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/harvest"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/llm"
+	"github.com/lorehq/lore/sample"
+	"github.com/lorehq/lore/transcript"
+)
+
+type harvestOptions struct {
+	IO    *iostreams.IOStreams
+	Env   transcript.Env
+	Paths []string
+	storeOptions
+	filterOptions
+	LLM           string
+	Model         string
+	ContextTokens int
+	Top           int
+	Workers       int
+	DryRun        bool
+	JSON          bool
+	Now           time.Time // zero: the current time
+}
+
+func newHarvestCmd(ios *iostreams.IOStreams, runF func(context.Context, *harvestOptions) error) *cobra.Command {
+	opts := &harvestOptions{IO: ios, Env: hostEnv()}
+	cmd := &cobra.Command{
+		Use:   "harvest [PATH...]",
+		Short: "Turn sessions into knowledge items",
+		Long: `Read sessions and store what they teach: pitfalls (a failure and what fixed it),
+tool quirks, facts (build and test commands that work, where things are, versions),
+patterns and open questions. With no PATH, the agents' default locations are read.
+
+By default the rules extractor runs: offline, no model, only what a transcript
+shows for certain. --llm asks a model instead:
+  openai:BASE_URL     any OpenAI-compatible server (Ollama http://localhost:11434/v1,
+                      vLLM, llama.cpp's server, https://api.openai.com/v1); --model required;
+                      key from OPENAI_API_KEY when the server needs one
+  anthropic           the Anthropic API (anthropic:BASE_URL for another host); key from
+                      ANTHROPIC_API_KEY
+  exec:COMMAND        a command that reads the prompt on stdin and prints the answer,
+                      such as exec:'claude -p'
+
+Secrets are redacted before anything is stored or sent to a model, and items that
+read as instructions to an agent are refused. A session whose transcript has not
+changed since it was last harvested (same path, size and content) is skipped, so
+running harvest again adds nothing; a session that grew is read again, and
+confirms its own items only once.
+
+--json prints one object: sessions_seen, sessions_harvested, sessions_skipped,
+items_new, items_merged, items_superseded, items_refused, redactions, llm_calls,
+llm_tokens_in, llm_tokens_out, llm_failures, errors, seconds, bytes, problems.
+
+` + storeHelp,
+		Example: `  lore harvest
+  lore harvest ~/.claude/projects --since 2026-01-01
+  lore harvest --top 50 --dry-run
+  lore harvest --llm openai:http://localhost:11434/v1 --model llama3.1 --workers 2`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if err := opts.check(); err != nil {
+				return err
+			}
+			if opts.Top < 0 {
+				return usagef("--top must not be negative")
+			}
+			if opts.Workers < 0 {
+				return usagef("--workers must not be negative")
+			}
+			if opts.ContextTokens < harvest.MinContextTokens {
+				return usagef("--context-tokens must be at least %d", harvest.MinContextTokens)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return harvestRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.LLM, "llm", "", "extract with a model: openai:BASE_URL, anthropic[:BASE_URL] or exec:COMMAND")
+	f.StringVar(&opts.Model, "model", "", "the model for --llm (required for openai)")
+	f.IntVar(&opts.ContextTokens, "context-tokens", harvest.DefaultContextTokens, "the model's context window, in tokens; long sessions are cut into chunks that fit")
+	f.IntVar(&opts.Top, "top", 0, "harvest only the N sessions most worth it (see lore sample)")
+	f.IntVar(&opts.Workers, "workers", 0, "sessions harvested at once (default: one per CPU for rules, 1 for --llm)")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "show what would be stored, store nothing")
+	f.BoolVar(&opts.JSON, "json", false, "print the summary as one JSON object")
+	opts.filterOptions.addFlags(cmd)
+	opts.storeOptions.addFlag(cmd)
+	return cmd
+}
+
+func harvestRun(ctx context.Context, opts *harvestOptions) error {
+	ex, err := opts.extractor()
+	if err != nil {
+		return err
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	sc, err := findSessions(ctx, scanOptions{IO: opts.IO, Env: opts.Env, Paths: opts.Paths})
+	if err != nil {
+		return err
+	}
+	if len(sc.Sessions) == 0 {
+		if len(opts.Paths) > 0 {
+			return fmt.Errorf("no session could be read in %v", opts.Paths)
+		}
+		explainEmpty(opts.IO.ErrOut, sc)
+	}
+	var pool []*lore.Session
+	for _, s := range sc.Sessions {
+		if opts.keep(s) {
+			pool = append(pool, s)
+		}
+	}
+	if opts.Top > 0 {
+		picked := sample.Select(sample.Score(pool, now), sample.Selection{Count: opts.Top})
+		pool = pool[:0]
+		for _, p := range picked {
+			pool = append(pool, p.Session)
+		}
+	}
+	st, err := opts.open(ctx, opts.Env, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	bar := newHarvestProgress(opts.IO, len(pool))
+	hopts := harvest.Options{Store: st, Extractor: ex, Workers: opts.Workers, DryRun: opts.DryRun, Progress: bar.update}
+	if opts.DryRun && !opts.JSON {
+		out := opts.IO.Out
+		hopts.Found = func(s *lore.Session, items []lore.Item) {
+			for _, it := range items {
+				scope := it.Repo
+				if scope == "" {
+					scope = "global"
+				}
+				fmt.Fprintf(out, "%s\t%s\t%.1f\t%s\t%s\n", s.ID, it.Category, it.Confidence, scope, it.Text)
+			}
+		}
+	}
+	sum, err := harvest.Run(ctx, pool, hopts)
+	bar.stop()
+	for _, p := range sum.Problems {
+		fmt.Fprintf(opts.IO.ErrOut, "%s (%s): %s\n", p.Session, p.Path, p.Error)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(sum)
+	}
+	writeHarvestSummary(opts.IO.ErrOut, sum, opts.DryRun)
+	return nil
+}
+
+// extractor returns the extractor the flags ask for.
+func (opts *harvestOptions) extractor() (harvest.Extractor, error) {
+	if opts.LLM == "" {
+		if opts.Model != "" {
+			return nil, usagef("--model needs --llm")
+		}
+		return harvest.Rules{}, nil
+	}
+	return newLLMExtractor(opts)
+}
+
+func writeHarvestSummary(w io.Writer, s harvest.Summary, dry bool) {
+	verb := "stored"
+	if dry {
+		verb = "found (dry run, nothing stored)"
+	}
+	fmt.Fprintf(w, "%d sessions: %d harvested, %d unchanged or lore's own, %d failed\n",
+		s.SessionsSeen, s.SessionsHarvested, s.SessionsSkipped, s.Errors)
+	fmt.Fprintf(w, "items %s: %d new, %d merged, %d superseded; %d refused as instructions; %d secrets redacted\n",
+		verb, s.ItemsNew, s.ItemsMerged, s.ItemsSuperseded, s.ItemsRefused, s.Redactions)
+	if s.LLMCalls > 0 {
+		fmt.Fprintf(w, "model: %d calls, %d tokens in, %d out, %d unusable answers\n",
+			s.LLMCalls, s.LLMTokensIn, s.LLMTokensOut, s.LLMFailures)
+	}
+	fmt.Fprintf(w, "%.1f s, %s of transcripts read\n", s.Seconds, humanBytes(s.Bytes))
+}
+
+// harvestProgress draws sessions done, items and time left on a terminal.
+type harvestProgress struct {
+	p             *mpb.Progress
+	bar           *mpb.Bar
+	items, merged atomic.Int64
+}
+
+func newHarvestProgress(io *iostreams.IOStreams, total int) *harvestProgress {
+	if !io.IsStderrTTY() || total == 0 {
+		return &harvestProgress{}
+	}
+	h := &harvestProgress{p: mpb.New(mpb.WithOutput(io.ErrOut), mpb.WithWidth(30))}
+	h.bar = h.p.AddBar(int64(total),
+		mpb.PrependDecorators(decor.Name("harvesting "), decor.CountersNoUnit("%d / %d sessions")),
+		mpb.AppendDecorators(
+			decor.Any(func(decor.Statistics) string {
+				return fmt.Sprintf("  %d new, %d merged", h.items.Load(), h.merged.Load())
+			}),
+			decor.Name("  "), decor.AverageETA(decor.ET_STYLE_GO),
+		),
+		mpb.BarRemoveOnComplete(),
+	)
+	return h
+}
+
+// update is called one at a time, from several goroutines.
+func (h *harvestProgress) update(s harvest.Summary) {
+	if h.bar == nil {
+		return
+	}
+	h.items.Store(int64(s.ItemsNew))
+	h.merged.Store(int64(s.ItemsMerged))
+	h.bar.SetCurrent(int64(s.SessionsHarvested + s.SessionsSkipped + s.Errors))
+}
+
+func (h *harvestProgress) stop() {
+	if h.bar != nil {
+		h.bar.Abort(true)
+		h.p.Wait()
+	}
+}
+
+// newLLMExtractor builds the LLM extractor --llm names. A bad spec, a
+// missing model or key is a usage error.
+func newLLMExtractor(opts *harvestOptions) (harvest.Extractor, error) {
+	c, err := llm.New(opts.LLM, llm.Options{Model: opts.Model, Env: []string{"LORE_HARVEST=1"}})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	x, err := harvest.NewLLM(c, harvest.LLMOptions{ContextTokens: opts.ContextTokens})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if opts.Workers == 0 {
+		opts.Workers = 1 // one model call at a time unless asked
+	}
+	return x, nil
+}

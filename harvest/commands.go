@@ -1,0 +1,487 @@
+package harvest
+
+import (
+	"encoding/json"
+	"path"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// subcommands are the programs whose first argument says what they do.
+var subcommands = set(`go git gh npm pnpm yarn bun deno cargo docker kubectl helm terraform pip pip3 uv poetry
+	mise just make dotnet mvn gradle gradlew bazel swift rustup brew apt apt-get conda gem bundle
+	composer mix stack cabal nix flutter dart kubectl aws gcloud az heroku vercel fly supabase prisma alembic`)
+
+// runners take a target after their run subcommand.
+var runners = set(`npm pnpm yarn bun mise deno`)
+
+// wrappers run the command after them.
+var wrappers = set(`sudo time timeout env nohup nice npx pnpx bunx command exec xargs`)
+
+// actionKey is what a shell command does, as "program subcommand" ("go
+// test", "npm run build", "make lint", "pytest"), or "" for no command.
+// Of several commands joined by && or ;, it is the last that is not a cd
+// or an export; of a pipeline, the first.
+func actionKey(cmd string) string {
+	words := mainWords(cmd)
+	if len(words) == 0 {
+		return ""
+	}
+	prog := path.Base(words[0])
+	prog = strings.TrimPrefix(prog, "./")
+	switch {
+	case (prog == "python" || prog == "python3") && len(words) > 2 && words[1] == "-m":
+		return actionKey(strings.Join(words[2:], " "))
+	case prog == "python" || prog == "python3" || prog == "node" || prog == "bash" || prog == "sh" || prog == "ruby":
+		for _, w := range words[1:] {
+			if !strings.HasPrefix(w, "-") {
+				return prog + " " + path.Base(w)
+			}
+		}
+		return prog
+	case prog == "uv" || prog == "poetry" || prog == "bundle" || prog == "pipenv":
+		if len(words) > 2 && (words[1] == "run" || words[1] == "exec") {
+			return actionKey(strings.Join(words[2:], " "))
+		}
+	}
+	if !subcommands[prog] || len(words) < 2 || strings.HasPrefix(words[1], "-") {
+		return prog
+	}
+	key := prog + " " + words[1]
+	if runners[prog] && words[1] == "run" && len(words) > 2 {
+		key += " " + words[2]
+	}
+	return key
+}
+
+// mainWords returns the words of the command that matters in cmd.
+func mainWords(cmd string) []string {
+	var main []string
+	for _, seg := range splitCommands(cmd) {
+		words := shellWords(seg)
+		for len(words) > 0 {
+			w := words[0]
+			switch {
+			case strings.Contains(w, "=") && !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "="):
+				words = words[1:] // FOO=bar cmd
+			case wrappers[path.Base(w)]:
+				words = words[1:]
+				for len(words) > 0 && (strings.HasPrefix(words[0], "-") || isNumber(words[0])) {
+					words = words[1:] // timeout 60, sudo -E
+				}
+			default:
+				goto done
+			}
+		}
+	done:
+		if len(words) == 0 {
+			continue
+		}
+		switch path.Base(words[0]) {
+		case "cd", "export", "source", ".", "set", "echo", "pushd", "popd", "true", "clear", "sleep":
+			continue
+		}
+		main = words
+	}
+	return main
+}
+
+// splitCommands splits a command line at &&, || and ; outside quotes, and
+// drops each part's pipeline after its first command.
+func splitCommands(cmd string) []string {
+	var parts []string
+	var b strings.Builder
+	var quote byte
+	flush := func() {
+		if s := strings.TrimSpace(b.String()); s != "" {
+			parts = append(parts, s)
+		}
+		b.Reset()
+	}
+	inPipe := false
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '&' && i+1 < len(cmd) && cmd[i+1] == '&', c == '|' && i+1 < len(cmd) && cmd[i+1] == '|':
+			flush()
+			inPipe = false
+			i++
+			continue
+		case c == ';' || c == '\n':
+			flush()
+			inPipe = false
+			continue
+		case c == '|':
+			inPipe = true
+			continue
+		}
+		if !inPipe {
+			b.WriteByte(c)
+		}
+	}
+	flush()
+	return parts
+}
+
+// shellWords splits simple shell words, honouring quotes and dropping
+// redirections.
+func shellWords(s string) []string {
+	var words []string
+	var b strings.Builder
+	var quote byte
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				b.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, b.String())
+	}
+	out := words[:0]
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if redirect.MatchString(w) {
+			if !strings.ContainsAny(strings.TrimLeft(w, "0123456789&"), "&") && (w == ">" || w == ">>" || w == "<" || w == "2>" || w == "&>") {
+				i++ // the file after a bare redirection
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+var redirect = regexp.MustCompile(`^(\d*|&)(>>?|<)(&\d+|\S*)$`)
+
+// normCommand is a command as an item shows it: the commands that matter,
+// without cd into the session's folder, output trimming or redirections.
+func normCommand(cmd string) string {
+	var kept []string
+	for _, seg := range splitCommands(cmd) {
+		words := shellWords(seg)
+		if len(words) == 0 || words[0] == "cd" || words[0] == "echo" || words[0] == "clear" {
+			continue
+		}
+		kept = append(kept, strings.Join(words, " "))
+	}
+	return strings.Join(kept, " && ")
+}
+
+func program(key string) string {
+	p, _, _ := strings.Cut(key, " ")
+	return p
+}
+
+var (
+	testKeys = set(`go_test cargo_test npm_test pnpm_test yarn_test bun_test deno_test npm_run_test pnpm_run_test
+		yarn_run_test bun_run_test mise_run_test make_test make_check just_test pytest tox nox jest vitest mocha
+		rspec phpunit mvn_test mvn_verify gradle_test gradlew_test bazel_test dotnet_test swift_test mix_test
+		stack_test cabal_test flutter_test dart_test ctest`)
+	buildKeys = set(`go_build go_vet go_install cargo_build cargo_check cargo_clippy npm_run_build pnpm_run_build
+		yarn_run_build bun_run_build npm_run_lint pnpm_run_lint yarn_run_lint mise_run_lint mise_run_build make_build
+		make_lint make_all make just_build just_lint tsc eslint ruff mypy golangci-lint mvn_package mvn_install
+		mvn_compile gradle_build gradlew_build bazel_build dotnet_build swift_build mix_compile stack_build
+		cabal_build flutter_build npm_run_typecheck pnpm_run_typecheck yarn_run_typecheck`)
+	setupKeys = set(`npm_install npm_ci npm_i pnpm_install pnpm_i yarn_install yarn bun_install go_mod go_generate
+		go_get cargo_fetch pip_install pip3_install uv_sync uv_pip uv_venv poetry_install bundle_install
+		composer_install mix_deps.get gem_install mise_install mise_trust docker_compose docker_build
+		make_generate make_deps make_install make_setup just_setup prisma_generate prisma_migrate alembic_upgrade
+		npm_run_generate pnpm_run_generate yarn_run_generate npm_run_migrate pnpm_run_migrate
+		brew_install apt_install apt-get_install conda_install rustup_target terraform_init helm_dependency
+		git_submodule pnpm_add npm_add yarn_add bun_add cargo_add uv_add poetry_add go_get npm_rebuild`)
+	changeKeys = set(`chmod chown mkdir ln touch cp mv rm export git_checkout git_switch git_pull git_fetch
+		git_stash git_config git_reset git_clean git_rebase git_merge gh_auth kubectl_apply kubectl_config
+		docker_pull docker_start docker_run systemctl service pg_ctl createdb`)
+)
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[strings.ReplaceAll(w, "_", " ")] = true
+	}
+	return m
+}
+
+func testCommand(key string) bool { return testKeys[key] }
+
+// checkCommand reports whether a command lints or type-checks.
+func checkCommand(key string) bool {
+	for _, w := range []string{"lint", "vet", "check", "clippy", "tsc", "eslint", "ruff", "mypy", "typecheck", "fmt"} {
+		if strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// exploring reports whether a command only looks around.
+func exploring(key string) bool { return lookKeys[key] || lookKeys[program(key)] }
+
+var lookKeys = set(`ls cat head tail less more grep rg ag ack find fd pwd echo printf test [ stat file which whereis
+	type wc tree du df sed awk cut sort uniq diff cmp jq yq env printenv true false sleep date whoami id uname
+	hostname ps lsof git_status git_diff git_log git_show git_branch git_remote git_rev-parse git_blame
+	git_ls-files git_grep cd EOF`)
+
+// dryRun reports whether a command only shows what it would do.
+func dryRun(cmd string) bool {
+	for _, w := range shellWords(cmd) {
+		if w == "-n" || w == "--dry-run" || w == "--dryrun" || w == "--just-print" {
+			return true
+		}
+	}
+	return false
+}
+
+// ecosystems group programs whose setup serves each other.
+var ecosystems = map[string]string{
+	"go": "go", "gofmt": "go", "golangci-lint": "go",
+	"npm": "js", "pnpm": "js", "yarn": "js", "bun": "js", "npx": "js", "node": "js", "jest": "js", "vitest": "js",
+	"tsc": "js", "eslint": "js", "deno": "js", "prisma": "js",
+	"pip": "py", "pip3": "py", "uv": "py", "poetry": "py", "python": "py", "python3": "py", "pytest": "py",
+	"tox": "py", "nox": "py", "ruff": "py", "mypy": "py", "alembic": "py", "conda": "py",
+	"cargo": "rust", "rustup": "rust",
+	"bundle": "ruby", "gem": "ruby", "rspec": "ruby", "rake": "ruby",
+	"mvn": "jvm", "gradle": "jvm", "gradlew": "jvm",
+}
+
+// sameEcosystem reports whether a setup command can serve a build or
+// test command: the same language's tools, or a general one (make,
+// docker, a task runner) on either side.
+func sameEcosystem(setup, build string) bool {
+	a, b := ecosystems[program(setup)], ecosystems[program(build)]
+	return a == "" || b == "" || a == b
+}
+
+// buildOrTest reports whether a command builds, checks or tests a
+// project.
+func buildOrTest(key string) bool { return testKeys[key] || buildKeys[key] }
+
+// setupCommand reports whether a command prepares a project: installs,
+// generates, migrates, starts services.
+func setupCommand(key string) bool { return setupKeys[key] }
+
+// addsDependency reports whether a command adds a dependency: a fix done
+// once, not a step to repeat.
+func addsDependency(key string) bool {
+	_, sub, _ := strings.Cut(key, " ")
+	return sub == "add" || sub == "get" || key == "pip install" || key == "pip3 install"
+}
+
+// changes reports whether a command changes something a later command
+// may depend on.
+func changes(cmd string) bool {
+	key := actionKey(cmd)
+	return setupKeys[key] || changeKeys[key] || changeKeys[program(key)]
+}
+
+// selective reports whether a test command runs only some tests.
+var selectivePattern = regexp.MustCompile(`\s-(run|k|t|-filter|-grep|-testNamePattern|-tests?)[\s=]|::|_test\.go\b|\.(test|spec)\.[jt]sx?\b|\btest_\w+\.py\b|\w+_test\.py\b`)
+
+func selective(cmd string) bool {
+	if selectivePattern.MatchString(cmd) {
+		return true
+	}
+	for _, w := range mainWords(cmd)[1:] {
+		if strings.Contains(w, "/") && w != "./..." && !strings.HasPrefix(w, "-") || strings.ContainsAny(w, "*?") {
+			return true // a part of the project: one package, one folder, a glob
+		}
+	}
+	return false
+}
+
+var versionCommandPattern = regexp.MustCompile(`^\S+( version| --version| -v| -V| -version)$`)
+
+// versionCommand reports whether a command only prints a version.
+func versionCommand(cmd string) bool {
+	return versionCommandPattern.MatchString(normCommand(cmd))
+}
+
+// editTool reports whether a tool changes files.
+func editTool(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "edit") || strings.Contains(n, "write") || strings.Contains(n, "patch") ||
+		strings.Contains(n, "replace") || strings.Contains(n, "create")
+}
+
+// codeError reports whether an error class is the project's code failing
+// to build, type-check, lint or pass its tests.
+func codeError(class string) bool {
+	return class == "compile" || class == "test" || class == "type" || strings.HasPrefix(class, "lint")
+}
+
+var identPattern = regexp.MustCompile(`^[\w.-]{3,60}$`)
+
+// searchPattern returns what a search call looked for, when it is a name
+// worth remembering: an identifier searched in files (glob false), or a
+// file name searched by name (glob true).
+func searchPattern(c *call) (pattern string, glob bool) {
+	var p string
+	switch n := strings.ToLower(c.name); n {
+	case "grep", "glob", "search_file_content", "glob_search", "file_search", "find_files", "search_files":
+		var in struct {
+			Pattern string `json:"pattern"`
+			Query   string `json:"query"`
+			Regex   string `json:"regex"`
+		}
+		if json.Unmarshal([]byte(c.input), &in) != nil {
+			return "", false
+		}
+		p = firstNonEmpty(in.Pattern, in.Query, in.Regex)
+		glob = strings.Contains(n, "glob") || strings.Contains(n, "find")
+	default:
+		words := mainWords(c.cmd)
+		if len(words) < 2 {
+			return "", false
+		}
+		switch path.Base(words[0]) {
+		case "grep", "rg", "ag", "ack", "git":
+			if words[0] == "git" && words[1] != "grep" {
+				return "", false
+			}
+			for _, w := range words[1:] {
+				if w != "grep" && !strings.HasPrefix(w, "-") {
+					p = w
+					break
+				}
+			}
+		case "find", "fd":
+			glob = true
+			for i, w := range words {
+				if (w == "-name" || w == "-iname") && i+1 < len(words) {
+					p = words[i+1]
+				}
+			}
+		}
+	}
+	if glob {
+		p = path.Base(p)
+		if strings.ContainsAny(p, "*?[{") || !strings.Contains(p, ".") || strings.HasPrefix(p, ".") {
+			return "", false // a file name, not a pattern of many
+		}
+		return p, true
+	}
+	p = strings.Trim(p, `\b^$`)
+	if !identPattern.MatchString(p) || !identifier(p) {
+		return "", false
+	}
+	return p, false
+}
+
+var camel = regexp.MustCompile(`[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[a-z]\.[A-Z]`)
+
+// identifier reports whether a search term names one thing in code
+// (camelCase, snake_case, pkg.Name), not a common word.
+func identifier(p string) bool { return camel.MatchString(p) }
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+var pathLike = regexp.MustCompile(`^(\.{0,2}/)?[\w.@-]+(/[\w.@-]+)*\.\w{1,8}$|^(\.{0,2}/)?[\w.@-]+(/[\w.@-]+)+$`)
+
+// foundPaths lists the paths in a search's output, one per line, with
+// grep's ":line:" suffixes cut.
+func foundPaths(out string) []string {
+	var paths []string
+	seen := map[string]bool{}
+	for i, line := range strings.Split(out, "\n") {
+		if i > 200 {
+			break
+		}
+		line = strings.TrimSpace(line)
+		if j := strings.IndexByte(line, ':'); j > 0 {
+			line = line[:j]
+		}
+		if pathLike.MatchString(line) && !seen[line] {
+			seen[line] = true
+			paths = append(paths, line)
+		}
+	}
+	return paths
+}
+
+var (
+	sentenceEnd = regexp.MustCompile(`[^.!?\n]*\?`)
+	offer       = regexp.MustCompile(`(?i)\b(would you|do you|shall i|should i|want me|can i|may i|let me know|anything else|you like|you want|you prefer|like me to|or should|ready to)\b`)
+)
+
+// questionSentences returns the questions in text that ask about the
+// project, not offers to the user ("Would you like me to commit?").
+func questionSentences(text string) []string {
+	var qs []string
+	for _, q := range sentenceEnd.FindAllString(text, -1) {
+		q = strings.TrimSpace(strings.TrimLeft(q, "-*#> \t"))
+		if len(q) < 15 || len(q) > 250 || offer.MatchString(q) || strings.ContainsAny(q, "`{}") {
+			continue
+		}
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+// quoteCode shows s as code in an item's text.
+func quoteCode(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+// clip shortens s to at most n bytes, on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && c != '.' && c != 's' && c != 'm' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,516 @@
+// Package harvest turns sessions into knowledge items: an Extractor finds
+// them in one session (by rules, offline, or by an LLM), and Run harvests
+// many sessions into a store, incrementally: a session whose transcript
+// has not changed since its last harvest is not read again.
+//
+// Everything an extractor returns is redacted before it is stored, and an
+// item that reads as an instruction to an agent ("ignore previous
+// instructions", text addressed to the model) is refused: transcripts
+// carry text from web pages and tool output, and lore hands items to the
+// next session.
+package harvest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/redact"
+	"github.com/lorehq/lore/transcript"
+)
+
+// Extractor finds knowledge in one session. Items must cite the session
+// (Evidence with its id and a message index) and may be unredacted: Run
+// redacts them.
+type Extractor interface {
+	// Name identifies the extractor in harvest records: "rules", or the
+	// LLM's spec and model.
+	Name() string
+	Extract(ctx context.Context, s *lore.Session) (Found, error)
+}
+
+// Found is what an extractor found in one session, and what it cost.
+type Found struct {
+	Items []lore.Item
+	// Redactions counts the secrets removed from what was sent to a model.
+	Redactions int
+	LLMCalls   int
+	TokensIn   int64
+	TokensOut  int64
+	// Failures counts model answers that could not be used, even after
+	// repair and one retry.
+	Failures int
+}
+
+// Marker starts every prompt lore sends to a model. An agent CLI run as
+// an extractor (exec:claude -p) writes a transcript of that call; a
+// session whose first user message holds Marker is lore's own, and is
+// never harvested.
+const Marker = "[lore harvest prompt]"
+
+// Options configure Run.
+type Options struct {
+	Store     lore.Store
+	Extractor Extractor
+	// Workers is how many transcripts are read and extracted at once; 0
+	// means one per CPU.
+	Workers int
+	// DryRun extracts but stores nothing, not even harvest records.
+	DryRun bool
+	// Progress, if set, is called after each session with the summary so
+	// far; calls come from several goroutines, one at a time.
+	Progress func(Summary)
+	// Found, if set, is called with each session's items after they are
+	// redacted and checked, one session at a time.
+	Found func(s *lore.Session, items []lore.Item)
+	Now   func() time.Time
+}
+
+// Summary counts what a harvest did. The JSON names are lore harvest
+// --json's.
+type Summary struct {
+	SessionsSeen      int     `json:"sessions_seen"`
+	SessionsHarvested int     `json:"sessions_harvested"`
+	SessionsSkipped   int     `json:"sessions_skipped"`
+	ItemsNew          int     `json:"items_new"`
+	ItemsMerged       int     `json:"items_merged"`
+	ItemsSuperseded   int     `json:"items_superseded"`
+	ItemsRefused      int     `json:"items_refused"`
+	Redactions        int     `json:"redactions"`
+	LLMCalls          int     `json:"llm_calls"`
+	LLMTokensIn       int64   `json:"llm_tokens_in"`
+	LLMTokensOut      int64   `json:"llm_tokens_out"`
+	LLMFailures       int     `json:"llm_failures"`
+	Errors            int     `json:"errors"`
+	Seconds           float64 `json:"seconds"`
+	// Bytes counts the transcript bytes read.
+	Bytes int64 `json:"bytes"`
+	// Problems says what went wrong with each session counted in Errors.
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Problem is a session that could not be harvested.
+type Problem struct {
+	Session string `json:"session"`
+	Path    string `json:"path"`
+	Error   string `json:"error"`
+}
+
+// Run harvests sessions (as listed, without their messages) into the
+// store. One session's failure is counted and reported in the summary;
+// the error is for a cancelled context or a store that cannot be written.
+//
+// Workers read and extract; one writer stores what they found, many
+// sessions per transaction, and records each session's harvest after its
+// items: a run killed in between harvests those sessions again, which
+// adds nothing twice.
+func Run(ctx context.Context, sessions []*lore.Session, opts Options) (Summary, error) {
+	start := time.Now()
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	// Sessions are read a transcript at a time: a file can hold several.
+	byPath := map[string][]*lore.Session{}
+	var paths []string
+	for _, s := range sessions {
+		if byPath[s.Path] == nil {
+			paths = append(paths, s.Path)
+		}
+		byPath[s.Path] = append(byPath[s.Path], s)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	h := &harvester{opts: opts, now: now, redactor: redact.New(), out: make(chan harvested, 64)}
+	h.sum.SessionsSeen = len(sessions)
+	jobs := make(chan string)
+	var wg sync.WaitGroup
+	for range min(workers, max(len(paths), 1)) {
+		wg.Go(func() {
+			for p := range jobs {
+				h.file(ctx, p, byPath[p])
+			}
+		})
+	}
+	written := make(chan struct{})
+	go func() {
+		h.write(ctx)
+		close(written)
+	}()
+feed:
+	for _, p := range paths {
+		if h.failed() != nil {
+			break
+		}
+		select {
+		case jobs <- p:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	close(h.out)
+	<-written
+	h.sum.Seconds = time.Since(start).Seconds()
+	sort.Slice(h.sum.Problems, func(i, j int) bool { return h.sum.Problems[i].Session < h.sum.Problems[j].Session })
+	if err := ctx.Err(); err != nil {
+		return h.sum, err
+	}
+	return h.sum, h.failed()
+}
+
+// harvested is what a worker found in one session, for the writer.
+type harvested struct {
+	s     *lore.Session
+	rec   lore.Harvest
+	items []lore.Item
+	own   bool // lore's own model call: recorded, not harvested
+}
+
+type harvester struct {
+	opts     Options
+	now      func() time.Time
+	redactor *redact.Redactor
+	out      chan harvested
+
+	mu   sync.Mutex
+	sum  Summary
+	fail error // a store that cannot be written ends the run
+}
+
+func (h *harvester) failed() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fail
+}
+
+// file harvests the sessions of one transcript.
+func (h *harvester) file(ctx context.Context, path string, want []*lore.Session) {
+	if ctx.Err() != nil || h.failed() != nil {
+		return
+	}
+	size, hash, err := fingerprint(path)
+	if err != nil {
+		h.problems(want, err)
+		return
+	}
+	var todo []*lore.Session
+	for _, s := range want {
+		rec, ok, err := h.opts.Store.Harvested(ctx, s.ID, h.opts.Extractor.Name())
+		if err != nil {
+			h.stop(err)
+			return
+		}
+		if ok && rec.Path == path && rec.Size == size && rec.Hash == hash {
+			h.count(func(sum *Summary) { sum.SessionsSkipped++ })
+			continue
+		}
+		todo = append(todo, s)
+	}
+	if len(todo) == 0 {
+		return
+	}
+	read, err := transcript.Read(ctx, path, transcript.Options{Messages: true, Workers: 1})
+	if err != nil {
+		h.problems(todo, err)
+		return
+	}
+	h.count(func(sum *Summary) { sum.Bytes += size })
+	for _, s := range todo {
+		i := slices.IndexFunc(read, func(r *lore.Session) bool { return r != nil && r.ID == s.ID })
+		if i < 0 {
+			h.problems([]*lore.Session{s}, errors.New("the session is no longer in its transcript"))
+			continue
+		}
+		h.session(ctx, read[i], lore.Harvest{Session: s.ID, Extractor: h.opts.Extractor.Name(), Path: path, Size: size, Hash: hash})
+		read[i] = nil // its messages can go
+	}
+}
+
+// session extracts one session read with its messages and hands what it
+// found to the writer.
+func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harvest) {
+	if own(s) {
+		h.out <- harvested{s: s, rec: rec, own: true}
+		return
+	}
+	found, err := h.opts.Extractor.Extract(ctx, s)
+	h.count(func(sum *Summary) {
+		sum.LLMCalls += found.LLMCalls
+		sum.LLMTokensIn += found.TokensIn
+		sum.LLMTokensOut += found.TokensOut
+		sum.LLMFailures += found.Failures
+		sum.Redactions += found.Redactions
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			h.problems([]*lore.Session{s}, err)
+		}
+		return
+	}
+	items, redactions, refused := h.clean(s, found.Items)
+	h.count(func(sum *Summary) {
+		sum.Redactions += redactions
+		sum.ItemsRefused += refused
+	})
+	if h.opts.Found != nil {
+		h.mu.Lock()
+		h.opts.Found(s, items)
+		h.mu.Unlock()
+	}
+	rec.Items = len(items)
+	h.out <- harvested{s: s, rec: rec, items: items}
+}
+
+// The writer stores up to batchSessions sessions or batchItems items in
+// one transaction, and what has come within flushEvery.
+const (
+	batchSessions = 64
+	batchItems    = 2000
+	flushEvery    = 250 * time.Millisecond
+)
+
+// write stores what the workers found, in batches.
+func (h *harvester) write(ctx context.Context) {
+	var (
+		batch []harvested
+		items int
+		due   <-chan time.Time
+	)
+	flush := func() {
+		h.flush(ctx, batch)
+		batch, items, due = batch[:0], 0, nil
+	}
+	for {
+		select {
+		case x, ok := <-h.out:
+			if !ok {
+				flush()
+				return
+			}
+			batch = append(batch, x)
+			items += len(x.items)
+			if due == nil {
+				due = time.After(flushEvery)
+			}
+			if len(batch) >= batchSessions || items >= batchItems {
+				flush()
+			}
+		case <-due:
+			flush()
+		}
+	}
+}
+
+// flush stores a batch's items, then records its sessions' harvests.
+func (h *harvester) flush(ctx context.Context, batch []harvested) {
+	if len(batch) == 0 || h.failed() != nil || ctx.Err() != nil {
+		return
+	}
+	if h.opts.DryRun {
+		h.count(func(sum *Summary) {
+			for _, x := range batch {
+				tally(sum, x, nil)
+			}
+		})
+		return
+	}
+	var items []lore.Item
+	for _, x := range batch {
+		items = append(items, x.items...)
+	}
+	results, err := h.opts.Store.Add(ctx, items)
+	if err != nil {
+		switch {
+		case lore.ErrorCode(err) != lore.EINVALID:
+			h.stop(err)
+		case len(batch) > 1:
+			for _, x := range batch { // find the session at fault
+				h.flush(ctx, []harvested{x})
+			}
+		default:
+			h.problems([]*lore.Session{batch[0].s}, err)
+		}
+		return
+	}
+	recs := make([]lore.Harvest, len(batch))
+	at := h.now()
+	for i, x := range batch {
+		recs[i] = x.rec
+		recs[i].At = at
+	}
+	if err := h.opts.Store.RecordHarvest(ctx, recs...); err != nil {
+		h.stop(err)
+		return
+	}
+	h.count(func(sum *Summary) {
+		for _, x := range batch {
+			tally(sum, x, results[:len(x.items)])
+			results = results[len(x.items):]
+		}
+	})
+}
+
+// tally counts one stored session; results are nil in a dry run.
+func tally(sum *Summary, x harvested, results []lore.AddResult) {
+	if x.own {
+		sum.SessionsSkipped++
+		return
+	}
+	sum.SessionsHarvested++
+	if results == nil {
+		sum.ItemsNew += len(x.items)
+		return
+	}
+	for _, r := range results {
+		switch r.Action {
+		case lore.Created:
+			sum.ItemsNew++
+		case lore.Merged:
+			sum.ItemsMerged++
+		}
+		sum.ItemsSuperseded += len(r.Superseded)
+	}
+}
+
+// clean redacts items, fills what an extractor may leave out, and refuses
+// instructions.
+func (h *harvester) clean(s *lore.Session, items []lore.Item) (kept []lore.Item, redactions, refused int) {
+	for _, it := range items {
+		var n map[string]int
+		it.Text, n = h.redactor.Count(it.Text)
+		for _, c := range n {
+			redactions += c
+		}
+		it.Signature, n = h.redactor.Count(it.Signature)
+		for _, c := range n {
+			redactions += c
+		}
+		if Instruction(it.Text) {
+			refused++
+			continue
+		}
+		if it.Agent == "" && it.Category == lore.CategoryToolQuirk {
+			it.Agent = s.Agent
+		}
+		if it.FirstSeen.IsZero() {
+			it.FirstSeen = sessionTime(s, h.now)
+		}
+		if it.LastConfirmed.IsZero() {
+			it.LastConfirmed = it.FirstSeen
+		}
+		kept = append(kept, it)
+	}
+	return kept, redactions, refused
+}
+
+// sessionTime is when a session last did something, for items it
+// teaches: harvesting an old session late does not make its items new.
+func sessionTime(s *lore.Session, now func() time.Time) time.Time {
+	switch {
+	case !s.EndedAt.IsZero():
+		return s.EndedAt
+	case !s.StartedAt.IsZero():
+		return s.StartedAt
+	}
+	return now()
+}
+
+func (h *harvester) count(f func(*Summary)) {
+	h.mu.Lock()
+	f(&h.sum)
+	sum := h.sum
+	h.mu.Unlock()
+	if h.opts.Progress != nil {
+		h.mu.Lock()
+		h.opts.Progress(sum)
+		h.mu.Unlock()
+	}
+}
+
+func (h *harvester) problems(ss []*lore.Session, err error) {
+	h.count(func(sum *Summary) {
+		for _, s := range ss {
+			sum.Errors++
+			sum.Problems = append(sum.Problems, Problem{Session: s.ID, Path: s.Path, Error: oneLine(err.Error())})
+		}
+	})
+}
+
+func (h *harvester) stop(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fail == nil {
+		h.fail = fmt.Errorf("store: %w", err)
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// own reports whether a session is one of lore's own model calls.
+func own(s *lore.Session) bool {
+	for _, m := range s.Messages {
+		if m.Role == lore.RoleUser {
+			return strings.Contains(m.Text, Marker)
+		}
+	}
+	return false
+}
+
+// fingerprint returns the size and content hash of a transcript: a file,
+// or a folder (every file in it, in name order).
+func fingerprint(path string) (int64, string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, "", err
+	}
+	h := sha256.New()
+	var size int64
+	add := func(p string) error {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		n, err := io.Copy(h, f)
+		size += n
+		return err
+	}
+	if !fi.IsDir() {
+		err = add(path)
+	} else {
+		err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			io.WriteString(h, p[len(path):]+"\x00")
+			return add(p)
+		})
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	return size, hex.EncodeToString(h.Sum(nil)), nil
+}
