@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/lorehq/lore/internal/synth"
+	"github.com/lorehq/lore/llm"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
@@ -30,30 +32,88 @@ func BenchmarkHarvestRules(b *testing.B) {
 			writeClaude(b, dir, fmt.Sprintf("rich-%03d", i), fmt.Sprintf("/home/dev/repo%d", i%20), sessionOne())
 		}
 	}
-	ctx := context.Background()
 	var bytes int64
 	var sum Summary
 	for b.Loop() {
-		b.StopTimer()
-		st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "lore.db"), sqlite.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		res, err := transcript.Scan(ctx, []string{dir}, transcript.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		sum, err = Run(ctx, res.Sessions, Options{Store: st, Extractor: Rules{}})
-		if err != nil || sum.Errors > 0 {
-			b.Fatalf("%v %+v", err, sum.Problems)
-		}
-		bytes = res.Bytes
-		b.StopTimer()
-		st.Close()
-		b.StartTimer()
+		var n int64
+		sum, n = benchRun(b, []string{dir}, Rules{}, 0)
+		bytes = n
 	}
 	b.SetBytes(bytes)
 	b.ReportMetric(float64(sum.SessionsHarvested), "sessions")
 	b.ReportMetric(float64(sum.ItemsNew), "items")
+}
+
+// BenchmarkHarvestLLM harvests the fixture sessions (and ../shared/corpus
+// when it is there) with the LLM extractor against a model that answers
+// at once with two items per chunk and reports no usage, so that lore
+// counts the tokens itself. It reports the calls made per chunk (one,
+// unless an answer needs its retry), the tokens sent per session, and the
+// tokens spent per item kept.
+func BenchmarkHarvestLLM(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 40 {
+		writeClaude(b, dir, fmt.Sprintf("rich-%02d", i), fmt.Sprintf("/home/dev/repo%d", i%5), sessionOne())
+	}
+	paths := []string{dir}
+	if corpus := filepath.Join("..", "..", "shared", "corpus"); dirExists(corpus) {
+		paths = append(paths, corpus)
+	}
+	first := regexp.MustCompile(`(?m)^\[#(\d+)\]`)
+	model := &fakeLLM{answer: func(n int, req llm.Request) (llm.Response, error) {
+		pos := "0"
+		if m := first.FindStringSubmatch(req.Prompt); m != nil {
+			pos = m[1]
+		}
+		text := answerJSON(ans(fmt.Sprintf("Answer %d teaches one thing.", n), "fact", 0.7, pos),
+			ans(fmt.Sprintf("Answer %d teaches another thing.", n), "pattern", 0.5, pos))
+		return llm.Response{Text: text}, nil
+	}}
+	x, err := NewLLM(model, LLMOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sum Summary
+	for b.Loop() {
+		calls := len(model.reqs)
+		sum, _ = benchRun(b, paths, x, 2)
+		if got := len(model.reqs) - calls; got != sum.LLMCalls {
+			b.Fatalf("%d requests, %d calls counted", got, sum.LLMCalls)
+		}
+	}
+	b.ReportMetric(float64(sum.LLMCalls-sum.LLMFailures)/float64(sum.LLMCalls), "calls/chunk")
+	b.ReportMetric(float64(sum.LLMTokensIn)/float64(sum.SessionsHarvested), "tokens-in/session")
+	b.ReportMetric(sum.LLMTokensPerItem, "tokens/item")
+	b.ReportMetric(float64(sum.SessionsHarvested), "sessions")
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// benchRun lists the sessions under paths and harvests them into a new
+// store, timing both, and returns the summary and the bytes listed.
+func benchRun(b *testing.B, paths []string, ex Extractor, workers int) (Summary, int64) {
+	ctx := context.Background()
+	b.StopTimer()
+	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "lore.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		b.StopTimer() // closing the store is not harvesting
+		st.Close()
+		b.StartTimer()
+	}()
+	b.StartTimer()
+	res, err := transcript.Scan(ctx, paths, transcript.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sum, err := Run(ctx, res.Sessions, Options{Store: st, Extractor: ex, Workers: workers})
+	if err != nil || sum.Errors > 0 {
+		b.Fatalf("%v %+v", err, sum.Problems)
+	}
+	return sum, res.Bytes
 }

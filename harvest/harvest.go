@@ -82,20 +82,23 @@ type Options struct {
 // Summary counts what a harvest did. The JSON names are lore harvest
 // --json's.
 type Summary struct {
-	SessionsSeen      int     `json:"sessions_seen"`
-	SessionsHarvested int     `json:"sessions_harvested"`
-	SessionsSkipped   int     `json:"sessions_skipped"`
-	ItemsNew          int     `json:"items_new"`
-	ItemsMerged       int     `json:"items_merged"`
-	ItemsSuperseded   int     `json:"items_superseded"`
-	ItemsRefused      int     `json:"items_refused"`
-	Redactions        int     `json:"redactions"`
-	LLMCalls          int     `json:"llm_calls"`
-	LLMTokensIn       int64   `json:"llm_tokens_in"`
-	LLMTokensOut      int64   `json:"llm_tokens_out"`
-	LLMFailures       int     `json:"llm_failures"`
-	Errors            int     `json:"errors"`
-	Seconds           float64 `json:"seconds"`
+	SessionsSeen      int   `json:"sessions_seen"`
+	SessionsHarvested int   `json:"sessions_harvested"`
+	SessionsSkipped   int   `json:"sessions_skipped"`
+	ItemsNew          int   `json:"items_new"`
+	ItemsMerged       int   `json:"items_merged"`
+	ItemsSuperseded   int   `json:"items_superseded"`
+	ItemsRefused      int   `json:"items_refused"`
+	Redactions        int   `json:"redactions"`
+	LLMCalls          int   `json:"llm_calls"`
+	LLMTokensIn       int64 `json:"llm_tokens_in"`
+	LLMTokensOut      int64 `json:"llm_tokens_out"`
+	LLMFailures       int   `json:"llm_failures"`
+	// LLMTokensPerItem is the model's tokens, in and out, per item kept
+	// (stored, whether new or merged); 0 without a model.
+	LLMTokensPerItem float64 `json:"llm_tokens_per_item"`
+	Errors           int     `json:"errors"`
+	Seconds          float64 `json:"seconds"`
 	// Bytes counts the transcript bytes read.
 	Bytes int64 `json:"bytes"`
 	// Problems says what went wrong with each session counted in Errors.
@@ -168,6 +171,9 @@ feed:
 	close(h.out)
 	<-written
 	h.sum.Seconds = time.Since(start).Seconds()
+	if h.kept > 0 {
+		h.sum.LLMTokensPerItem = float64(h.sum.LLMTokensIn+h.sum.LLMTokensOut) / float64(h.kept)
+	}
 	sort.Slice(h.sum.Problems, func(i, j int) bool { return h.sum.Problems[i].Session < h.sum.Problems[j].Session })
 	if err := ctx.Err(); err != nil {
 		return h.sum, err
@@ -191,6 +197,7 @@ type harvester struct {
 
 	mu   sync.Mutex
 	sum  Summary
+	kept int   // items handed to the store
 	fail error // a store that cannot be written ends the run
 }
 
@@ -326,6 +333,7 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 	if h.opts.DryRun {
 		h.count(func(sum *Summary) {
 			for _, x := range batch {
+				h.kept += len(x.items)
 				tally(sum, x, nil)
 			}
 		})
@@ -360,6 +368,7 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 		return
 	}
 	h.count(func(sum *Summary) {
+		h.kept += len(items)
 		for _, x := range batch {
 			tally(sum, x, results[:len(x.items)])
 			results = results[len(x.items):]

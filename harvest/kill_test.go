@@ -65,7 +65,7 @@ func TestHarvestKilled(t *testing.T) {
 	}
 	bin := buildLore(t)
 	corpus := t.TempDir()
-	if _, err := synth.Write(corpus, synth.Options{Format: "claude-code", Bytes: 8 << 20, Seed: 3}); err != nil {
+	if _, err := synth.Write(corpus, synth.Options{Format: "claude-code", Bytes: 6 << 20, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 60 {
@@ -97,7 +97,7 @@ func TestHarvestKilled(t *testing.T) {
 
 	killed := filepath.Join(dir, "killed.db")
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 6 {
+	for range 5 {
 		cmd := run(killed)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -186,6 +186,13 @@ func TestRunRedacts(t *testing.T) {
 	if sum.Redactions == 0 {
 		t.Errorf("no redactions counted: %+v", sum)
 	}
+	assertNoSecrets(t, st, storeDir)
+}
+
+// assertNoSecrets exports the store and closes it, then looks for every
+// planted secret in the store's folder and in the export.
+func assertNoSecrets(t *testing.T, st lore.Store, storeDir string) {
+	t.Helper()
 	out := t.TempDir()
 	if _, err := knowledge.Export(context.Background(), st, out, time.Now()); err != nil {
 		t.Fatal(err)
@@ -288,25 +295,7 @@ func TestRunRedactsBothExtractors(t *testing.T) {
 			}
 		}
 	}
-	out := t.TempDir()
-	if _, err := knowledge.Export(context.Background(), st, out, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	for _, root := range []string{storeDir, out} {
-		filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-			if err != nil || fi.IsDir() {
-				return err
-			}
-			b, _ := os.ReadFile(p)
-			for _, s := range planted {
-				if bytes.Contains(b, []byte(s)) {
-					t.Errorf("%s holds %q", p, s)
-				}
-			}
-			return nil
-		})
-	}
+	assertNoSecrets(t, st, storeDir)
 }
 
 // TestRunRefusesInstructions: a web page read in a session tells the
@@ -337,4 +326,24 @@ func TestRunRefusesInstructions(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A session that cannot be read is counted and reported; the others are
+// harvested.
+func TestRunUnreadableSession(t *testing.T) {
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-one", cwd, sessionOne())
+	gone := writeClaude(t, dir, "s-gone", cwd, sessionTwo())
+	sessions := list(t, dir)
+	if err := os.WriteFile(gone, []byte("{not json at all\n\x00\x01"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	sum, err := Run(context.Background(), sessions, Options{Store: st, Extractor: Rules{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Errors != 1 || sum.SessionsHarvested != 1 || len(sum.Problems) != 1 || sum.Problems[0].Session != "claude-code:s-gone" {
+		t.Errorf("one damaged transcript of two: %+v", sum)
+	}
 }

@@ -63,7 +63,8 @@ confirms its own items only once.
 
 --json prints one object: sessions_seen, sessions_harvested, sessions_skipped,
 items_new, items_merged, items_superseded, items_refused, redactions, llm_calls,
-llm_tokens_in, llm_tokens_out, llm_failures, errors, seconds, bytes, problems.
+llm_tokens_in, llm_tokens_out, llm_failures, llm_tokens_per_item, errors, seconds,
+bytes, problems.
 
 ` + storeHelp,
 		Example: `  lore harvest
@@ -112,21 +113,9 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	sc, err := findSessions(ctx, scanOptions{IO: opts.IO, Env: opts.Env, Paths: opts.Paths})
+	pool, err := filteredSessions(ctx, opts.IO, opts.Env, opts.Paths, &opts.filterOptions)
 	if err != nil {
 		return err
-	}
-	if len(sc.Sessions) == 0 {
-		if len(opts.Paths) > 0 {
-			return fmt.Errorf("no session could be read in %v", opts.Paths)
-		}
-		explainEmpty(opts.IO.ErrOut, sc)
-	}
-	var pool []*lore.Session
-	for _, s := range sc.Sessions {
-		if opts.keep(s) {
-			pool = append(pool, s)
-		}
 	}
 	if opts.Top > 0 {
 		picked := sample.Select(sample.Score(pool, now), sample.Selection{Count: opts.Top})
@@ -193,8 +182,8 @@ func writeHarvestSummary(w io.Writer, s harvest.Summary, dry bool) {
 	fmt.Fprintf(w, "items %s: %d new, %d merged, %d superseded; %d refused as instructions; %d secrets redacted\n",
 		verb, s.ItemsNew, s.ItemsMerged, s.ItemsSuperseded, s.ItemsRefused, s.Redactions)
 	if s.LLMCalls > 0 {
-		fmt.Fprintf(w, "model: %d calls, %d tokens in, %d out, %d unusable answers\n",
-			s.LLMCalls, s.LLMTokensIn, s.LLMTokensOut, s.LLMFailures)
+		fmt.Fprintf(w, "model: %d calls, %d tokens in, %d out (%.0f per item kept), %d unusable answers\n",
+			s.LLMCalls, s.LLMTokensIn, s.LLMTokensOut, s.LLMTokensPerItem, s.LLMFailures)
 	}
 	fmt.Fprintf(w, "%.1f s, %s of transcripts read\n", s.Seconds, humanBytes(s.Bytes))
 }

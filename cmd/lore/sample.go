@@ -105,21 +105,9 @@ type sampleJSON struct {
 }
 
 func sampleRun(ctx context.Context, opts *sampleOptions) error {
-	sc, err := findSessions(ctx, scanOptions{IO: opts.IO, Env: opts.Env, Paths: opts.Paths})
+	pool, err := filteredSessions(ctx, opts.IO, opts.Env, opts.Paths, &opts.filterOptions)
 	if err != nil {
 		return err
-	}
-	if len(sc.Sessions) == 0 {
-		if len(opts.Paths) > 0 {
-			return fmt.Errorf("no session could be read in %v", opts.Paths)
-		}
-		explainEmpty(opts.IO.ErrOut, sc)
-	}
-	pool := sc.Sessions[:0:0]
-	for _, s := range sc.Sessions {
-		if opts.keep(s) {
-			pool = append(pool, s)
-		}
 	}
 	now := opts.Now
 	if now.IsZero() {

@@ -179,6 +179,29 @@ func findSessions(ctx context.Context, o scanOptions) (*scanned, error) {
 	return &scanned{Result: res, roots: roots}, nil
 }
 
+// filteredSessions finds the sessions under paths (or the default
+// locations) that pass the filter. Finding none where the user pointed is
+// an error; finding none by default is explained on stderr.
+func filteredSessions(ctx context.Context, ios *iostreams.IOStreams, env transcript.Env, paths []string, f *filterOptions) ([]*lore.Session, error) {
+	sc, err := findSessions(ctx, scanOptions{IO: ios, Env: env, Paths: paths})
+	if err != nil {
+		return nil, err
+	}
+	if len(sc.Sessions) == 0 {
+		if len(paths) > 0 {
+			return nil, fmt.Errorf("no session could be read in %v", paths)
+		}
+		explainEmpty(ios.ErrOut, sc)
+	}
+	var pool []*lore.Session
+	for _, s := range sc.Sessions {
+		if f.keep(s) {
+			pool = append(pool, s)
+		}
+	}
+	return pool, nil
+}
+
 // explainEmpty tells a user with no sessions where lore looked.
 func explainEmpty(w io.Writer, sc *scanned) {
 	if len(sc.roots) == 0 {
