@@ -103,9 +103,9 @@ const window = 16 << 10
 // for a tool that is not a shell. Refusals have fixed signatures ("user
 // rejected the tool use").
 //
-// Parse expects a failed result; given a successful one (exitCode 0) it
-// reports None unless the harness itself complained. Long outputs are
-// read at their first and last 16 KB.
+// Parse expects a failed result; given a successful one (exitCode 0, or
+// an agent's "Exit Code: 0") it reports None unless the harness itself
+// complained. Long outputs are read at their first and last 16 KB.
 func Parse(tool, input, output string, exitCode *int) Error {
 	text := output
 	if t, code, ok := unwrapJSON(text); ok {
@@ -127,8 +127,8 @@ func Parse(tool, input, output string, exitCode *int) Error {
 		s.exit = *exitCode
 	}
 	s.scan(text)
-	if s.exit == 0 && !s.failed {
-		return Error{}
+	if (s.exit == 0 || s.succeeded) && !s.failed {
+		return Error{} // a success, by the caller's or the agent's word
 	}
 	return s.result(&source{tool: tool, input: input})
 }
@@ -177,14 +177,18 @@ var families = map[string]string{
 	"java": "java", "javac": "java", "mvn": "java", "gradle": "java", "kotlin": "java", "sbt": "java",
 }
 
+// maxPrefix is the most bytes of a signature's prefix.
+const maxPrefix = 48
+
 // toolPrefix is a tool's name as a signature prefix.
 func toolPrefix(tool string) string {
-	return lowerASCII(clip(strings.TrimSpace(tool), 40))
+	return lowerASCII(strings.TrimSpace(tool))
 }
 
-// prefixed joins a signature's prefix and body.
+// prefixed joins a signature's prefix and body. A prefix is a name,
+// short; a longer one is cut so that the body always has room.
 func prefixed(prefix, body string) string {
-	if prefix == "" {
+	if prefix = strings.TrimSpace(clip(prefix, maxPrefix)); prefix == "" {
 		return clip(body, maxSignature)
 	}
 	return clip(prefix+": "+body, maxSignature)
@@ -250,8 +254,8 @@ func exitWrapper(l string) (code int, ok bool) {
 	if len(l) < 8 {
 		return 0, false
 	}
-	switch l[0] {
-	case 'E', 'e', 'P', '[', '<', 'C':
+	switch l[:2] {
+	case "Ex", "ex", "Pr", "[T", "<r", "Co":
 	default:
 		return 0, false
 	}

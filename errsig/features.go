@@ -23,7 +23,7 @@ const (
 	fUsage                       // usage
 	fConflict                    // conflict
 	fAssert                      // assert, assertion, expected
-	fLoc                         // ':' or '(' before a digit: a location
+	fLoc                         // ':' or '(' between a letter and a digit: a location
 	fTraceback                   // traceback
 )
 
@@ -66,7 +66,7 @@ type wordEntry struct {
 // Kinds of bytes for the hint pass.
 const (
 	kindLetter = 1 + iota
-	kindColon  // ':' or '(': a location may follow
+	kindColon  // ':' or '(': a location may be here
 	kindQuote  // '\'': n't may follow
 )
 
@@ -128,8 +128,8 @@ func features(l string) feat {
 			if k == kindLetter {
 				break
 			}
-			if k == kindColon && i+1 < len(l) && isDigit(l[i+1]) {
-				f |= fLoc
+			if k == kindColon && i > 0 && i+1 < len(l) && isDigit(l[i+1]) && lowerTab[l[i-1]] != 0 {
+				f |= fLoc // "x.go:12", "a.ts(3,4)"; not "07:20:05"
 			} else if k == kindQuote && i+1 < len(l) && l[i+1] == 't' && (i+2 == len(l) || lowerTab[l[i+2]] == 0) {
 				f |= fCannot // can't, doesn't, couldn't
 			}

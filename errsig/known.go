@@ -33,6 +33,8 @@ var refusals = []phrase{
 	{prefix: "This action was rejected due to unacceptable risk", sig: "reviewer rejected the action as too risky", shell: true},
 	{prefix: "[Operation Cancelled]", sig: "user cancelled the tool call", shell: true},
 	{prefix: "PreToolUse:", contains: "hook", sig: "a hook blocked the tool use", shell: true},
+	{prefix: "Error: PreToolUse:", contains: "hook", sig: "a hook blocked the tool use", shell: true},
+	{prefix: "PostToolUse:", contains: "hook", sig: "a hook objected to the tool's result", shell: true},
 	{prefix: "Blocked by hook", sig: "a hook blocked the tool use", shell: true},
 	{prefix: "Operation blocked by hook", sig: "a hook blocked the tool use", shell: true},
 }
@@ -56,6 +58,7 @@ var protocolErrors = []phrase{
 	{prefix: "No such tool available:"},
 	{prefix: "Error: No such tool available:"},
 	{prefix: "Sibling tool call errored", sig: "sibling tool call errored"},
+	{prefix: "Cancelled: parallel tool call", sig: "cancelled: a parallel tool call errored"},
 	{prefix: "Cannot create new file - file already exists", sig: "cannot create new file - file already exists."},
 	{prefix: "This tool cannot read binary files", sig: "this tool cannot read binary files."},
 	{prefix: "EISDIR: illegal operation on a directory", sig: "eisdir: illegal operation on a directory"},
@@ -144,8 +147,10 @@ func (p *phrase) match(line string) bool {
 // known recognises a refusal or a protocol error in the first lines of an
 // output. tool names the tool; shell says it runs shell commands.
 func known(tool, input string, shell bool, text string) (Error, bool) {
+	// Claude Code's harness wraps its own complaints.
+	wrapped := strings.Contains(text[:min(len(text), 64)], "<tool_use_error>")
 	prefix := func() string {
-		if shell {
+		if shell && !wrapped {
 			// A shell runs the agent's own tools too: Codex's apply_patch.
 			if p := Program(Command(tool, input)); p != "" {
 				return p
@@ -153,7 +158,6 @@ func known(tool, input string, shell bool, text string) (Error, bool) {
 		}
 		return toolPrefix(tool)
 	}
-	wrapped := strings.Contains(text[:min(len(text), 64)], "<tool_use_error>")
 	var buf [4]string
 	lines := firstLines(buf[:0], text)
 	for i, l := range lines {
