@@ -328,12 +328,6 @@ func editTool(name string) bool {
 		strings.Contains(n, "replace") || strings.Contains(n, "create")
 }
 
-// codeError reports whether an error class is the project's code failing
-// to build, type-check, lint or pass its tests.
-func codeError(class string) bool {
-	return class == "compile" || class == "test" || class == "type" || strings.HasPrefix(class, "lint")
-}
-
 var identPattern = regexp.MustCompile(`^[\w.-]{3,60}$`)
 
 // searchPattern returns what a search call looked for, when it is a name

@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +21,7 @@ import (
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/llm"
 	"github.com/lorehq/lore/sample"
+	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -124,7 +129,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 			pool = append(pool, p.Session)
 		}
 	}
-	st, err := opts.open(ctx, opts.Env, false)
+	st, err := opts.openForHarvest(ctx)
 	if err != nil {
 		return err
 	}
@@ -159,6 +164,40 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	}
 	writeHarvestSummary(opts.IO.ErrOut, sum, opts.DryRun)
 	return nil
+}
+
+// openForHarvest opens the store. A dry run never creates one: with no
+// store yet, it reads an empty one that is thrown away.
+func (opts *harvestOptions) openForHarvest(ctx context.Context) (lore.Store, error) {
+	p, err := opts.storePath(opts.Env)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(p); opts.DryRun && errors.Is(err, fs.ErrNotExist) {
+		dir, err := os.MkdirTemp("", "lore-dry-run-")
+		if err != nil {
+			return nil, err
+		}
+		st, err := sqlite.Open(ctx, filepath.Join(dir, "lore.db"), sqlite.Options{})
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		return removeOnClose{st, dir}, nil
+	}
+	return opts.open(ctx, opts.Env, false)
+}
+
+// removeOnClose is a store whose folder goes when it is closed.
+type removeOnClose struct {
+	lore.Store
+	dir string
+}
+
+func (r removeOnClose) Close() error {
+	err := r.Store.Close()
+	os.RemoveAll(r.dir)
+	return err
 }
 
 // extractor returns the extractor the flags ask for.
