@@ -9,13 +9,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/redact"
+	"github.com/lorehq/lore/internal/tokens"
 	"github.com/lorehq/lore/llm"
 )
 
@@ -51,13 +51,6 @@ type LLM struct {
 
 var _ Extractor = (*LLM)(nil)
 
-// codecs load an encoding the first time one is needed: the vocabulary
-// takes a moment and memory that the rules extractor never needs.
-var codecs = map[string]func() (tokenizer.Codec, error){
-	"o200k":  sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.O200kBase) }),
-	"cl100k": sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.Cl100kBase) }),
-}
-
 // NewLLM returns an Extractor that asks c for the knowledge in a session.
 func NewLLM(c llm.Client, opts LLMOptions) (*LLM, error) {
 	if c == nil {
@@ -70,13 +63,9 @@ func NewLLM(c llm.Client, opts LLMOptions) (*LLM, error) {
 	if window < MinContextTokens {
 		return nil, fmt.Errorf("a context of %d tokens is too small for the harvest prompt and an answer: want at least %d", window, MinContextTokens)
 	}
-	name := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(opts.Tokenizer)), "_base")
-	if name == "" {
-		name = "o200k"
-	}
-	codec, ok := codecs[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown tokenizer %q: want o200k or cl100k", opts.Tokenizer)
+	codec, err := tokens.Loader(opts.Tokenizer)
+	if err != nil {
+		return nil, err
 	}
 	// A quarter of the window for the answer, but not more than every API
 	// takes as max_tokens.
@@ -140,10 +129,10 @@ func (x *LLM) ask(ctx context.Context, codec tokenizer.Codec, ch chunk, found *F
 		}
 		// An API that reports no usage is charged what lore counted.
 		if resp.InputTokens == 0 {
-			resp.InputTokens = int64(countTokens(codec, req.System) + countTokens(codec, req.Prompt))
+			resp.InputTokens = int64(tokens.Count(codec, req.System) + tokens.Count(codec, req.Prompt))
 		}
 		if resp.OutputTokens == 0 {
-			resp.OutputTokens = int64(countTokens(codec, resp.Text))
+			resp.OutputTokens = int64(tokens.Count(codec, resp.Text))
 		}
 		found.TokensIn += resp.InputTokens
 		found.TokensOut += resp.OutputTokens
@@ -270,12 +259,12 @@ const templateTokens = 32
 func (x *LLM) chunks(codec tokenizer.Codec, cs condensed) ([]chunk, error) {
 	// The schema goes into the system prompt for APIs that cannot take it.
 	budget := x.window - x.maxAnswer - x.window/32 - templateTokens -
-		countTokens(codec, systemPrompt) - countTokens(codec, string(knowledgeSchema))
+		tokens.Count(codec, systemPrompt) - tokens.Count(codec, string(knowledgeSchema))
 	// The widest frame: numbers of the most digits, the longer retry note
 	// (a prompt is sent again with a note when its answer is unusable).
 	last := cs.blocks[len(cs.blocks)-1].index
 	frame := chunk{header: cs.header, first: last, last: last}
-	room := budget - max(countTokens(codec, frame.prompt(retryEmpty)), countTokens(codec, frame.prompt(retryInvalid)))
+	room := budget - max(tokens.Count(codec, frame.prompt(retryEmpty)), tokens.Count(codec, frame.prompt(retryInvalid)))
 	if room < 64 {
 		return nil, fmt.Errorf("a context of %d tokens leaves no room for the transcript: raise it", x.window)
 	}
@@ -303,7 +292,7 @@ func (x *LLM) chunks(codec tokenizer.Codec, cs condensed) ([]chunk, error) {
 // first say they continue it.
 func splitBlock(codec tokenizer.Codec, b block, room int) []piece {
 	text := b.text + "\n"
-	if n := countTokens(codec, text); n <= room {
+	if n := tokens.Count(codec, text); n <= room {
 		return []piece{{index: b.index, text: text, tokens: n}}
 	}
 	var out []piece
@@ -312,7 +301,7 @@ func splitBlock(codec tokenizer.Codec, b block, room int) []piece {
 		if len(out) > 0 {
 			text = label + text
 		}
-		if n := countTokens(codec, text); n <= room {
+		if n := tokens.Count(codec, text); n <= room {
 			out = append(out, piece{index: b.index, text: text, tokens: n})
 			break
 		}
@@ -320,7 +309,7 @@ func splitBlock(codec tokenizer.Codec, b block, room int) []piece {
 		lo, hi := 1, len(text)
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
-			if countTokens(codec, text[:mid]+"\n") <= room {
+			if tokens.Count(codec, text[:mid]+"\n") <= room {
 				lo = mid
 			} else {
 				hi = mid - 1
@@ -337,24 +326,13 @@ func splitBlock(codec tokenizer.Codec, b block, room int) []piece {
 			cut = max(cut, len(label)+1) // a continuation always carries on
 		}
 		head := strings.TrimSuffix(text[:cut], "\n") + "\n"
-		out = append(out, piece{index: b.index, text: head, tokens: countTokens(codec, head)})
+		out = append(out, piece{index: b.index, text: head, tokens: tokens.Count(codec, head)})
 		text = strings.TrimLeft(text[cut:], "\n ")
 		if strings.TrimSpace(text) == "" {
 			break
 		}
 	}
 	return out
-}
-
-// countTokens is the number of tokens in s. Counting fails only when the
-// tokenizer's regexp gives up; then the bytes, which no token is shorter
-// than, are a safe bound.
-func countTokens(codec tokenizer.Codec, s string) int {
-	n, err := codec.Count(s)
-	if err != nil {
-		return len(s)
-	}
-	return n
 }
 
 // answer is one item as a model wrote it, each field as whatever JSON the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/redact"
+	"github.com/lorehq/lore/internal/tokens"
 	"github.com/lorehq/lore/llm"
 )
 
@@ -299,11 +300,11 @@ func TestLLMUsageMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What lore counts instead.
-	codec, err := codecs["o200k"]()
+	codec, err := tokens.Get("o200k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found.TokensIn < 500 || found.TokensOut != int64(countTokens(codec, `{"knowledge":[]}`)) {
+	if found.TokensIn < 500 || found.TokensOut != int64(tokens.Count(codec, `{"knowledge":[]}`)) {
 		t.Errorf("tokens %d in, %d out", found.TokensIn, found.TokensOut)
 	}
 }
@@ -418,11 +419,11 @@ func TestLLMChunks(t *testing.T) {
 	if len(c.reqs) < 3 {
 		t.Fatalf("%d requests for %d messages in a %d-token window, want several", len(c.reqs), len(s.Messages), window)
 	}
-	codec, err := codecs["o200k"]()
+	codec, err := tokens.Get("o200k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema := countTokens(codec, string(knowledgeSchema))
+	schema := tokens.Count(codec, string(knowledgeSchema))
 	line := regexp.MustCompile(`(?m)^\[#(\d+)\] (\(continued\) )?`)
 	seen := map[int][]int{} // message → the chunks that start a line of it
 	continued := map[int][]int{}
@@ -430,7 +431,7 @@ func TestLLMChunks(t *testing.T) {
 	for n, req := range c.reqs {
 		// As sent, and as it would be sent again after an empty answer.
 		for _, prompt := range []string{req.Prompt, req.Prompt + "\n\n" + retryEmpty} {
-			total := countTokens(codec, req.System) + schema + countTokens(codec, prompt) + req.MaxTokens
+			total := tokens.Count(codec, req.System) + schema + tokens.Count(codec, prompt) + req.MaxTokens
 			if total > window || req.MaxTokens != 1024 {
 				t.Errorf("request %d: %d tokens with the schema and %d for the answer, over the window of %d", n, total, req.MaxTokens, window)
 			}
