@@ -62,8 +62,25 @@ type Store interface {
 	// record of the same session and extractor. Forgetting a session keeps
 	// its record, so that harvest does not learn from it again.
 	RecordHarvest(ctx context.Context, hs ...Harvest) error
+	// RecordBoot stores what boot handed a session.
+	RecordBoot(ctx context.Context, b Boot) error
+	// Boots calls fn for every boot recorded at or after since, oldest
+	// first.
+	Boots(ctx context.Context, since time.Time, fn func(Boot) error) error
 
 	Close() error
+}
+
+// Boot records a context boot handed out, so that measure can tell
+// whether the session used it.
+type Boot struct {
+	At      time.Time
+	Session string // the session's id, when the agent said it
+	Repo    string
+	Agent   string
+	Task    string
+	Items   []string // the full ids of the items in the context, in order
+	Tokens  int
 }
 
 // Harvest records that a session was harvested: from which transcript,
@@ -117,8 +134,10 @@ type Query struct {
 
 // Filter selects items by scope, category and status.
 type Filter struct {
-	Repo     string
-	Agent    string
+	Repo  string
+	Agent string
+	// NoRepo selects only items with no repo: agent-wide and global ones.
+	NoRepo   bool
 	Category Category
 	// Statuses selects items in any of these statuses; empty means
 	// active only. AnyStatus selects every item.

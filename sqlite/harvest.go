@@ -3,7 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/lorehq/lore"
 )
@@ -54,4 +57,43 @@ func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
 		}
 		return nil
 	})
+}
+
+// RecordBoot stores what boot handed a session.
+func (s *Store) RecordBoot(ctx context.Context, b lore.Boot) error {
+	at := b.At
+	if at.IsZero() {
+		at = s.now()
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO boots (at, session, repo, agent, task, items, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			micros(at), b.Session, b.Repo, b.Agent, b.Task, jsonList(b.Items), b.Tokens)
+		return err
+	})
+}
+
+// Boots calls fn for every boot recorded at or after since, oldest first.
+func (s *Store) Boots(ctx context.Context, since time.Time, fn func(lore.Boot) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT at, session, repo, agent, task, items, tokens FROM boots
+		WHERE at >= ? ORDER BY at, id`, micros(since))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b lore.Boot
+		var at int64
+		var items string
+		if err := rows.Scan(&at, &b.Session, &b.Repo, &b.Agent, &b.Task, &items, &b.Tokens); err != nil {
+			return err
+		}
+		b.At = fromMicros(at)
+		if err := json.Unmarshal([]byte(items), &b.Items); err != nil {
+			return fmt.Errorf("boot at %s: items: %w", b.At.Format(time.RFC3339), err)
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -91,6 +91,9 @@ func (s *Store) where(f lore.Filter) (string, []any) {
 			args = append(args, c.val)
 		}
 	}
+	if f.NoRepo {
+		conds = append(conds, "i.repo = ''")
+	}
 	if !f.Expired {
 		conds = append(conds, "(i.expires IS NULL OR i.expires > ?)")
 		args = append(args, micros(s.now()))

@@ -36,6 +36,16 @@ func (c *repoCache) resolve(s *lore.Session, noGit bool) {
 	}
 }
 
+// RepoOfDir is the repository of a folder, as sessions in it get theirs:
+// the git remote's owner/name, else the repository folder's name, else the
+// folder's own name (for a worktree, the repository it belongs to).
+func RepoOfDir(dir string) string {
+	if r := repoOf(dir); r != "" {
+		return r
+	}
+	return folderRepo(dir)
+}
+
 // folderRepo names the repository of a folder that is not here to ask
 // git: its base name, or for a worktree under REPO/.worktrees/NAME (or
 // worktrees/NAME), the REPO its worktrees belong to.

@@ -38,6 +38,7 @@ type harvestOptions struct {
 	Workers       int
 	DryRun        bool
 	JSON          bool
+	FromHook      bool
 	Now           time.Time // zero: the current time
 }
 
@@ -60,6 +61,10 @@ shows for certain. --llm asks a model instead:
   exec:COMMAND        a command that reads the prompt on stdin and prints the answer,
                       such as exec:'claude -p'
 
+As Claude Code's SessionEnd hook (lore hooks install claude), --from-hook reads the
+hook's JSON on standard input and harvests its transcript_path in a detached process,
+so the agent exits at once; it always exits 0.
+
 Secrets are redacted before anything is stored or sent to a model, and items that
 read as instructions to an agent are refused. A session whose transcript has not
 changed since it was last harvested (same path, size and content) is skipped, so
@@ -80,6 +85,12 @@ bytes, problems.
 			opts.Paths = args
 			if err := opts.check(); err != nil {
 				return err
+			}
+			if opts.FromHook {
+				if len(args) > 0 {
+					return usagef("--from-hook reads the transcript's path from the hook's input; give no PATH")
+				}
+				return harvestFromHook(cmd.Context(), opts)
 			}
 			if opts.Top < 0 {
 				return usagef("--top must not be negative")
@@ -104,6 +115,7 @@ bytes, problems.
 	f.IntVar(&opts.Workers, "workers", 0, "sessions harvested at once (default: one per CPU for rules, 1 for --llm)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "show what would be stored, store nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as one JSON object")
+	f.BoolVar(&opts.FromHook, "from-hook", false, "read Claude Code's SessionEnd hook input and harvest its transcript in the background")
 	opts.filterOptions.addFlags(cmd)
 	opts.storeOptions.addFlag(cmd)
 	return cmd

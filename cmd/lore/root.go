@@ -95,6 +95,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newExportCmd(io, nil),
 		newImportCmd(io, nil),
 		newHarvestCmd(io, nil),
+		newBootCmd(io, nil),
 	)
 	return root
 }

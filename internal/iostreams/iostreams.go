@@ -17,6 +17,7 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
+	inTTY  bool
 	outTTY bool
 	errTTY bool
 }
@@ -24,6 +25,7 @@ type IOStreams struct {
 // System returns the process's own streams.
 func System() *IOStreams {
 	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	s.inTTY = term.IsTerminal(int(os.Stdin.Fd()))
 	s.outTTY = term.IsTerminal(int(os.Stdout.Fd()))
 	s.errTTY = term.IsTerminal(int(os.Stderr.Fd()))
 	return s
@@ -34,6 +36,9 @@ func Test() (s *IOStreams, in, out, errOut *bytes.Buffer) {
 	in, out, errOut = new(bytes.Buffer), new(bytes.Buffer), new(bytes.Buffer)
 	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
 }
+
+// IsStdinTTY reports whether input comes from a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.inTTY }
 
 // IsStdoutTTY reports whether output goes to a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }

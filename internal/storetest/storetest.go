@@ -148,6 +148,8 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentAdds", testConcurrentAdds},
 		{"LargeBatch", testLargeBatch},
 		{"HarvestRecords", testHarvestRecords},
+		{"BootRecords", testBootRecords},
+		{"NoRepoFilter", testNoRepoFilter},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(newEnv(t, open)) })
@@ -997,5 +999,47 @@ func testHarvestRecords(e *env) {
 	}
 	if err := e.s.RecordHarvest(e.ctx, lore.Harvest{Extractor: "rules"}); lore.ErrorCode(err) != lore.EINVALID {
 		e.t.Errorf("a record with no session: %v, want an invalid-input error", err)
+	}
+}
+
+func testBootRecords(e *env) {
+	first := lore.Boot{At: start.Add(time.Hour), Session: "claude-code:s1", Repo: "acme/api", Agent: "claude-code",
+		Task: "fix the push", Items: []string{"aaaaaaaaaaaa", "bbbbbbbbbbbb"}, Tokens: 321}
+	second := lore.Boot{At: start.Add(2 * time.Hour), Items: []string{}}
+	for _, b := range []lore.Boot{second, first} { // recorded out of order
+		if err := e.s.RecordBoot(e.ctx, b); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	var got []lore.Boot
+	collect := func(b lore.Boot) error { got = append(got, b); return nil }
+	if err := e.s.Boots(e.ctx, time.Time{}, collect); err != nil {
+		e.t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, []lore.Boot{first, second}) {
+		e.t.Errorf("Boots = %+v, want both, oldest first", got)
+	}
+	got = nil
+	e.s.Boots(e.ctx, start.Add(90*time.Minute), collect)
+	if len(got) != 1 || got[0].At != second.At {
+		e.t.Errorf("Boots since 90 minutes in = %+v, want the second only", got)
+	}
+}
+
+func testNoRepoFilter(e *env) {
+	e.add(lore.Item{Text: "repo item", Category: lore.CategoryFact, Repo: "acme/api"},
+		lore.Item{Text: "agent item", Category: lore.CategoryFact, Agent: "codex"},
+		lore.Item{Text: "global item", Category: lore.CategoryFact})
+	var texts []string
+	e.s.Items(e.ctx, lore.Filter{NoRepo: true}, func(it lore.Item) error {
+		texts = append(texts, it.Text)
+		return nil
+	})
+	slices.Sort(texts)
+	if !reflect.DeepEqual(texts, []string{"agent item", "global item"}) {
+		e.t.Errorf("NoRepo items: %v", texts)
+	}
+	if hits := e.search(lore.Query{Text: "item", Filter: lore.Filter{NoRepo: true, Agent: "codex"}}); len(hits) != 1 || hits[0].Text != "agent item" {
+		e.t.Errorf("NoRepo search for codex: %v", ids(hits))
 	}
 }

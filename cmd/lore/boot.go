@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/internal/tokens"
+	"github.com/lorehq/lore/transcript"
+)
+
+type bootOptions struct {
+	IO  *iostreams.IOStreams
+	Env transcript.Env
+	storeOptions
+	boot.Options
+	Cwd     string
+	Session string
+	Format  string
+	JSON    bool
+}
+
+// hookDeadline is how long a hook may take before it gives up and hands
+// the session an empty context: an agent must never wait on lore.
+const hookDeadline = 2 * time.Second
+
+// noHooksEnv is set in every process lore starts for itself (a harvest
+// from a hook, an exec: model call): lore's hooks do nothing there, so
+// that they never loop.
+const noHooksEnv = "LORE_HARVEST"
+
+func newBootCmd(ios *iostreams.IOStreams, runF func(context.Context, *bootOptions) error) *cobra.Command {
+	opts := &bootOptions{IO: ios, Env: hostEnv()}
+	cmd := &cobra.Command{
+		Use:   "boot",
+		Short: "Print the knowledge a new session should start with",
+		Long: `Print a context for a new agent session: the active notes most worth knowing for
+this repository, agent and task, within a token budget, under a header saying they
+are lore's notes from earlier sessions (not instructions) and asking the agent to
+cite the ids it uses.
+
+Notes are ranked by relevance to --task, scope (this repository first, then this
+agent, then global), confidence, recency and category (pitfalls first); notes below
+--min-confidence and near-duplicates are left out. Tokens are counted with a real
+tokenizer, offline; the budget is never exceeded. Every boot is recorded for
+lore measure.
+
+--format md (the default) prints the context; json prints {context, tokens,
+budget, items: [{id, text, category, repo, confidence, score}]}; claude-hook prints
+Claude Code's SessionStart hook answer, reading the hook's JSON (session_id, cwd)
+from standard input. As a hook, boot fails open: any error, or more than 2 s,
+gives an empty context and exit 0.
+
+` + storeHelp,
+		Example: `  lore boot --cwd .
+  lore boot --repo acme/api --agent codex --task "fix the flaky retry test" --budget 1500
+  lore boot --json | jq .tokens
+  lore hooks install claude     # run boot at every Claude Code session start`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.JSON {
+				if cmd.Flags().Changed("format") && opts.Format != "json" {
+					return usagef("--json and --format %s disagree", opts.Format)
+				}
+				opts.Format = "json"
+			}
+			switch opts.Format {
+			case "md", "json", "claude-hook":
+			default:
+				return usagef("--format %q: want md, json or claude-hook", opts.Format)
+			}
+			if opts.Repo != "" && opts.Cwd != "" {
+				return usagef("--repo and --cwd both name the repository; give one")
+			}
+			if opts.Budget < 0 {
+				return usagef("--budget must be positive")
+			}
+			if opts.MinConfidence < 0 || opts.MinConfidence > 1 {
+				return usagef("--min-confidence must be between 0 and 1")
+			}
+			if _, err := tokens.Loader(opts.Tokenizer); err != nil {
+				return usageError{err}
+			}
+			if err := checkAgent(opts.Agent); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			if opts.Format == "claude-hook" {
+				return bootHook(cmd.Context(), opts)
+			}
+			return bootRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Repo, "repo", "", "the repository (owner/name)")
+	f.StringVar(&opts.Cwd, "cwd", "", "infer the repository from this folder, as sessions do")
+	f.StringVar(&opts.Agent, "agent", "", "the agent the session runs ("+strings.Join(lore.Agents, ", ")+")")
+	f.StringVar(&opts.Task, "task", "", "what the session is about to do, in your words")
+	f.IntVar(&opts.Budget, "budget", boot.DefaultBudget, "most tokens the context may take")
+	f.StringVar(&opts.Tokenizer, "tokenizer", "o200k", "how tokens are counted: o200k or cl100k")
+	f.Float64Var(&opts.MinConfidence, "min-confidence", boot.DefaultMinConfidence, "leave out notes less confident than this")
+	f.StringVar(&opts.Format, "format", "md", "md, json or claude-hook")
+	f.BoolVar(&opts.JSON, "json", false, "same as --format json")
+	f.StringVar(&opts.Session, "session", "", "the id of the session being started, for the boot record")
+	opts.storeOptions.addFlag(cmd)
+	return cmd
+}
+
+// build opens the store, builds the context and records the boot. With no
+// store yet the context is empty.
+func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
+	if opts.Cwd != "" {
+		opts.Repo = transcript.RepoOfDir(opts.Cwd)
+	}
+	if opts.MinConfidence == 0 {
+		opts.MinConfidence = -1 // asked for 0: keep everything
+	}
+	p, err := opts.storePath(opts.Env)
+	if err != nil {
+		return boot.Context{}, err
+	}
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return boot.Context{Budget: opts.budget(), Items: []boot.Picked{}}, nil // nothing learned yet
+	}
+	st, err := opts.open(ctx, opts.Env, true)
+	if err != nil {
+		return boot.Context{}, err
+	}
+	defer st.Close()
+	c, err := boot.Build(ctx, st, opts.Options)
+	if err != nil {
+		return boot.Context{}, err
+	}
+	ids := make([]string, len(c.Items))
+	for i, p := range c.Items {
+		ids[i] = p.ID
+	}
+	err = st.RecordBoot(ctx, lore.Boot{Session: opts.Session, Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task,
+		Items: ids, Tokens: c.Tokens})
+	return c, err
+}
+
+func (opts *bootOptions) budget() int {
+	if opts.Budget > 0 {
+		return opts.Budget
+	}
+	return boot.DefaultBudget
+}
+
+func bootRun(ctx context.Context, opts *bootOptions) error {
+	if opts.Session != "" && !strings.Contains(opts.Session, ":") && opts.Agent != "" {
+		opts.Session = opts.Agent + ":" + opts.Session
+	}
+	c, err := opts.build(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.Format == "json" {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(c)
+	}
+	if c.Text == "" {
+		fmt.Fprintln(opts.IO.ErrOut, "lore has no notes for this session yet (lore harvest learns them from finished sessions)")
+		return nil
+	}
+	_, err = io.WriteString(opts.IO.Out, c.Text)
+	return err
+}
+
+// hookInput is what Claude Code sends a hook on standard input.
+type hookInput struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	Source         string `json:"source"`
+	Reason         string `json:"reason"`
+}
+
+// readHookInput reads the hook's JSON from standard input, when input is
+// not a terminal, within the time left.
+func readHookInput(ctx context.Context, ios *iostreams.IOStreams) (hookInput, error) {
+	var in hookInput
+	if ios.In == nil || ios.IsStdinTTY() {
+		return in, nil
+	}
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(ios.In, 1<<20))
+		done <- read{b, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return in, r.err
+		}
+		if len(strings.TrimSpace(string(r.b))) == 0 {
+			return in, nil
+		}
+		return in, json.Unmarshal(r.b, &in)
+	case <-ctx.Done():
+		return in, ctx.Err()
+	}
+}
+
+// hookOutput is Claude Code's SessionStart hook answer.
+type hookOutput struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// bootHook answers Claude Code's SessionStart hook. It fails open: an
+// error, or running out of time, gives an empty context and exit 0.
+func bootHook(ctx context.Context, opts *bootOptions) error {
+	var out hookOutput
+	out.HookSpecificOutput.HookEventName = "SessionStart"
+	defer func() {
+		json.NewEncoder(opts.IO.Out).Encode(out)
+	}()
+	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
+		return nil // a session lore started itself
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookDeadline-200*time.Millisecond)
+	defer cancel()
+	type built struct {
+		c   boot.Context
+		err error
+	}
+	done := make(chan built, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- built{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		in, err := readHookInput(ctx, opts.IO)
+		if err != nil {
+			done <- built{err: fmt.Errorf("reading the hook's input: %w", err)}
+			return
+		}
+		if in.Cwd != "" && opts.Repo == "" && opts.Cwd == "" {
+			opts.Cwd = in.Cwd
+		}
+		if opts.Agent == "" {
+			opts.Agent = lore.AgentClaudeCode
+		}
+		if in.SessionID != "" && opts.Session == "" {
+			opts.Session = lore.AgentClaudeCode + ":" + in.SessionID
+		}
+		c, err := opts.build(ctx)
+		done <- built{c, err}
+	}()
+	select {
+	case b := <-done:
+		if b.err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "lore boot: %v (the session starts without notes)\n", b.err)
+			return nil
+		}
+		out.HookSpecificOutput.AdditionalContext = b.c.Text
+	case <-ctx.Done():
+		fmt.Fprintf(opts.IO.ErrOut, "lore boot: no context within %s (the session starts without notes)\n", hookDeadline)
+	}
+	return nil
+}

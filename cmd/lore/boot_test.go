@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/sqlite"
+	"github.com/lorehq/lore/transcript"
+)
+
+// runLoreStdin is runLore with standard input and environment variables.
+func runLoreStdin(t *testing.T, env map[string]string, stdin string, args ...string) result {
+	t.Helper()
+	home := t.TempDir()
+	old := hostEnv
+	hostEnv = func() transcript.Env {
+		return transcript.Env{Home: home, GOOS: "linux", Cwd: home, Getenv: func(k string) string { return env[k] }}
+	}
+	defer func() { hostEnv = old }()
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	code := run(context.Background(), ios, args)
+	return result{code, out.String(), errOut.String()}
+}
+
+// bootStore makes a store with a note for acme/api and a global one.
+func bootStore(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "lore.db")
+	for _, args := range [][]string{
+		{"add", "Pushing to main fails with HTTP 405; open a pull request.", "-c", "pitfall", "--repo", "acme/api"},
+		{"add", "The Edit tool fails until the file is read.", "-c", "tool-quirk", "--agent", "claude-code"},
+		{"add", "apply_patch needs exact context lines.", "-c", "tool-quirk", "--agent", "codex"},
+	} {
+		if r := runLore(t, "", append(args, "--store", p)...); r.code != 0 {
+			t.Fatalf("%v: %s", args, r.err)
+		}
+	}
+	return p
+}
+
+func boots(t *testing.T, store string) []lore.Boot {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), store, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var bs []lore.Boot
+	st.Boots(context.Background(), time.Time{}, func(b lore.Boot) error { bs = append(bs, b); return nil })
+	return bs
+}
+
+func TestBootFormats(t *testing.T) {
+	store := bootStore(t)
+	r := runLore(t, "", "boot", "--repo", "acme/api", "--agent", "claude-code", "--store", store)
+	if r.code != 0 || !strings.Contains(r.stdout, "HTTP 405") || !strings.Contains(r.stdout, "Edit tool") || strings.Contains(r.stdout, "apply_patch") {
+		t.Fatalf("boot: exit %d\n%s%s", r.code, r.stdout, r.err)
+	}
+	r = runLore(t, "", "boot", "--repo", "acme/api", "--json", "--budget", "500", "--task", "push", "--store", store)
+	var c struct {
+		Context string `json:"context"`
+		Tokens  int    `json:"tokens"`
+		Budget  int    `json:"budget"`
+		Items   []struct {
+			ID, Text, Category, Repo string
+			Confidence, Score         float64
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil || c.Budget != 500 || c.Tokens == 0 || c.Tokens > 500 ||
+		len(c.Items) != 1 || c.Items[0].Repo != "acme/api" || c.Items[0].Score == 0 {
+		t.Errorf("boot --json: %v\n%s", err, r.stdout)
+	}
+	if bs := boots(t, store); len(bs) != 2 || bs[1].Task != "push" || len(bs[1].Items) != 1 || bs[1].Tokens != c.Tokens {
+		t.Errorf("boot records: %+v", bs)
+	}
+}
+
+func TestBootClaudeHook(t *testing.T) {
+	store := bootStore(t)
+	dir := filepath.Join(t.TempDir(), "api") // not a git folder: the repo is its name
+	os.MkdirAll(dir, 0o755)
+	in := `{"session_id":"5c0375b4","transcript_path":"/x.jsonl","cwd":"` + dir + `","hook_event_name":"SessionStart","source":"startup"}`
+	r := runLoreStdin(t, nil, in, "boot", "--format", "claude-hook", "--store", store)
+	var out hookOutput
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.HookSpecificOutput.HookEventName != "SessionStart" ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "Edit tool") {
+		t.Fatalf("hook: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+	if bs := boots(t, store); len(bs) != 1 || bs[0].Session != "claude-code:5c0375b4" || bs[0].Repo != "api" || bs[0].Agent != "claude-code" {
+		t.Errorf("the hook's boot record: %+v", bs)
+	}
+	// Fails open: a damaged store, or lore's own session, gives an empty
+	// context and exit 0.
+	bad := filepath.Join(t.TempDir(), "lore.db")
+	os.WriteFile(bad, []byte("this is not a database, not even close to one....................................................."), 0o600)
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"damaged store", nil, []string{"--store", bad}},
+		{"lore's own session", map[string]string{"LORE_HARVEST": "1"}, []string{"--store", store}},
+		{"garbage input", nil, []string{"--store", store}},
+	} {
+		stdin := in
+		if tc.name == "garbage input" {
+			stdin = "{not json"
+		}
+		r := runLoreStdin(t, tc.env, stdin, append([]string{"boot", "--format", "claude-hook"}, tc.args...)...)
+		out = hookOutput{}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.HookSpecificOutput.AdditionalContext != "" ||
+			out.HookSpecificOutput.HookEventName != "SessionStart" {
+			t.Errorf("%s: exit %d, %q, %q", tc.name, r.code, r.stdout, r.err)
+		}
+	}
+}
+
+func TestBootUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"boot", "--format", "xml"},
+		{"boot", "--repo", "a/b", "--cwd", "."},
+		{"boot", "--tokenizer", "p50k"},
+		{"boot", "--budget", "-5"},
+		{"boot", "--min-confidence", "2"},
+		{"boot", "--agent", "cursor"},
+		{"boot", "--json", "--format", "md"},
+		{"boot", "extra"},
+	} {
+		if r := runLore(t, "", args...); r.code != 2 || !strings.HasPrefix(r.err, "lore: ") {
+			t.Errorf("lore %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.err)
+		}
+	}
+}
+
+func TestBootNoStoreYet(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "none", "lore.db")
+	r := runLore(t, "", "boot", "--store", store)
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.err, "no notes") {
+		t.Errorf("boot with no store: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+	if _, err := os.Stat(store); err == nil {
+		t.Error("boot created a store")
+	}
+}
+
+// TestHarvestFromHook starts lore harvest --from-hook as Claude Code's
+// SessionEnd hook does and waits for the detached harvest to store the
+// session.
+func TestHarvestFromHook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	src := filepath.Join("..", "..", "transcript", "testdata", "claude", "v1_sidechain.jsonl")
+	sessions, err := transcript.Read(context.Background(), src, transcript.Options{NoGit: true})
+	if err != nil || len(sessions) != 1 {
+		t.Fatal(err)
+	}
+	store := filepath.Join(t.TempDir(), "lore.db")
+	var started []string
+	old := selfCommand
+	selfCommand = func(args ...string) (*exec.Cmd, error) {
+		started = args
+		b, _ := json.Marshal([][]string{args})
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(b))
+		return cmd, nil
+	}
+	defer func() { selfCommand = old }()
+	in := `{"session_id":"x","transcript_path":"` + src + `","cwd":"/tmp","hook_event_name":"SessionEnd","reason":"exit"}`
+	begin := time.Now()
+	r := runLoreStdin(t, nil, in, "harvest", "--from-hook", "--store", store)
+	if r.code != 0 || r.stdout != "" || len(started) == 0 || started[1] != src {
+		t.Fatalf("exit %d, %q, %q, started %v", r.code, r.stdout, r.err, started)
+	}
+	if d := time.Since(begin); d > time.Second {
+		t.Errorf("the hook took %s: it must not wait for the harvest", d)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := sqlite.Open(context.Background(), store, sqlite.Options{})
+		if err == nil {
+			_, ok, _ := st.Harvested(context.Background(), sessions[0].ID, "rules")
+			st.Close()
+			if ok {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(filepath.Dir(store), "hook-harvest.log"))
+			t.Fatalf("the background harvest did not record the session within 30 s; its log:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Under LORE_HARVEST, nothing starts.
+	started = nil
+	r = runLoreStdin(t, map[string]string{"LORE_HARVEST": "1"}, in, "harvest", "--from-hook", "--store", store)
+	if r.code != 0 || started != nil {
+		t.Errorf("inside lore's own harvest: exit %d, started %v", r.code, started)
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// selfCommand is the command that runs lore again with args; tests
+// replace it.
+var selfCommand = func(args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(exe, args...), nil
+}
+
+// harvestFromHook answers Claude Code's SessionEnd hook: it starts a
+// harvest of the session's transcript in a detached process and returns
+// at once, so that the agent's exit is not delayed. It fails open: every
+// error is a line on stderr and exit 0. The harvest it starts, and any
+// model call that harvest makes, carry LORE_HARVEST=1, under which lore's
+// hooks do nothing: no loops.
+func harvestFromHook(ctx context.Context, opts *harvestOptions) error {
+	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookDeadline)
+	defer cancel()
+	if err := startHookHarvest(ctx, opts); err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "lore harvest --from-hook: %v\n", err)
+	}
+	return nil
+}
+
+func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
+	in, err := readHookInput(ctx, opts.IO)
+	if err != nil {
+		return fmt.Errorf("reading the hook's input: %w", err)
+	}
+	if in.TranscriptPath == "" {
+		return fmt.Errorf("the hook's input names no transcript_path")
+	}
+	store, err := opts.storePath(opts.Env)
+	if err != nil {
+		return err
+	}
+	args := []string{"harvest", in.TranscriptPath, "--store", store}
+	if opts.LLM != "" {
+		args = append(args, "--llm", opts.LLM, "--model", opts.Model)
+	}
+	cmd, err := selfCommand(args...)
+	if err != nil {
+		return err
+	}
+	cmd.Env = append(cmd.Environ(), noHooksEnv+"=1")
+	// What the harvest says goes to a log beside the store.
+	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(filepath.Join(filepath.Dir(store), "hook-harvest.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd.Stdout, cmd.Stderr = log, log
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
