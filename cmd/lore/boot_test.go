@@ -72,7 +72,7 @@ func TestBootFormats(t *testing.T) {
 		Budget  int    `json:"budget"`
 		Items   []struct {
 			ID, Text, Category, Repo string
-			Confidence, Score         float64
+			Confidence, Score        float64
 		} `json:"items"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil || c.Budget != 500 || c.Tokens == 0 || c.Tokens > 500 ||
