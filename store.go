@@ -41,6 +41,9 @@ type Store interface {
 	Search(ctx context.Context, q Query) ([]Hit, error)
 	// Items calls fn for every item that f selects, in id order.
 	Items(ctx context.Context, f Filter, fn func(Item) error) error
+	// Best returns the limit items f selects that are most confident,
+	// then most recently confirmed, in that order.
+	Best(ctx context.Context, f Filter, limit int) ([]Item, error)
 	// Count returns how many items f selects.
 	Count(ctx context.Context, f Filter) (int, error)
 

@@ -124,30 +124,43 @@ func Build(ctx context.Context, st lore.Store, opts Options) (Context, error) {
 	if used > budget {
 		return out, nil // not even the header fits: nothing at all
 	}
+	header := b.String()
 	var kept []*candidate
+	var lines []string
 	for _, c := range ranked {
-		if nearDuplicate(c, kept) {
-			continue
+		if budget-used < minLine {
+			break // nothing more fits
 		}
 		line := render(c.item, opts.Repo)
-		// Tokens do not always add up across a join, so the whole text
-		// is counted.
-		n := tokens.Count(codec, b.String()+line)
-		if n > budget {
+		n := tokens.Count(codec, line)
+		if used+n > budget || nearDuplicate(c, kept) {
 			continue // a shorter note further down may still fit
 		}
-		b.WriteString(line)
-		used = n
+		used += n
+		lines = append(lines, line)
 		kept = append(kept, c)
+	}
+	// Notes are counted one by one; the text as a whole is counted last,
+	// and notes go from the end until it fits, should joining them have
+	// cost a token more than their sum.
+	for len(kept) > 0 {
+		text := header + strings.Join(lines, "")
+		if n := tokens.Count(codec, text); n <= budget {
+			out.Text, out.Tokens = text, n
+			break
+		}
+		kept, lines = kept[:len(kept)-1], lines[:len(lines)-1]
+	}
+	for _, c := range kept {
 		out.Items = append(out.Items, Picked{ID: c.item.ID, Text: c.item.Text, Category: string(c.item.Category),
 			Repo: c.item.Repo, Confidence: c.item.Confidence, Score: math.Round(c.score*1000) / 1000})
 	}
-	if len(kept) == 0 {
-		return out, nil
-	}
-	out.Text, out.Tokens = b.String(), used
 	return out, nil
 }
+
+// minLine is fewer tokens than any note takes: with less budget left,
+// boot stops looking.
+const minLine = 12
 
 // candidate is an item that may go into a context.
 type candidate struct {
@@ -196,16 +209,20 @@ func candidates(ctx context.Context, st lore.Store, opts Options) ([]*candidate,
 		}
 	}
 	for _, f := range filters {
-		err := st.Items(ctx, f, func(it lore.Item) error {
-			add(it, 0)
-			return nil
-		})
+		best, err := st.Best(ctx, f, perScope)
 		if err != nil {
 			return nil, err
+		}
+		for _, it := range best {
+			add(it, 0)
 		}
 	}
 	return list, nil
 }
+
+// perScope is how many of the most confident items of each scope are
+// candidates besides the task's matches: more than any budget holds.
+const perScope = 200
 
 // inScope reports whether an item is for this session: of its repository
 // (whatever the agent), or with no repository and this agent or none.

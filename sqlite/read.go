@@ -279,6 +279,25 @@ func (s *Store) Items(ctx context.Context, f lore.Filter, fn func(lore.Item) err
 	}
 }
 
+// Best returns the limit items f selects that are most confident, then
+// most recently confirmed.
+func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	cond, args := s.where(f)
+	rows, err := loadRows(ctx, s.db, `items i WHERE `+cond+` ORDER BY i.confidence DESC, i.last_confirmed DESC, i.id LIMIT ?`,
+		append(args, limit)...)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]lore.Item, len(rows))
+	for i, r := range rows {
+		items[i] = r.item
+	}
+	return items, nil
+}
+
 // Count returns how many items f selects.
 func (s *Store) Count(ctx context.Context, f lore.Filter) (int, error) {
 	cond, args := s.where(f)

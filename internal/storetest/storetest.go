@@ -150,6 +150,7 @@ func Run(t *testing.T, open Opener) {
 		{"HarvestRecords", testHarvestRecords},
 		{"BootRecords", testBootRecords},
 		{"NoRepoFilter", testNoRepoFilter},
+		{"Best", testBest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(newEnv(t, open)) })
@@ -1041,5 +1042,27 @@ func testNoRepoFilter(e *env) {
 	}
 	if hits := e.search(lore.Query{Text: "item", Filter: lore.Filter{NoRepo: true, Agent: "codex"}}); len(hits) != 1 || hits[0].Text != "agent item" {
 		e.t.Errorf("NoRepo search for codex: %v", ids(hits))
+	}
+}
+
+func testBest(e *env) {
+	e.add(lore.Item{Text: "low", Category: lore.CategoryFact, Confidence: 0.3},
+		lore.Item{Text: "high", Category: lore.CategoryFact, Confidence: 0.9},
+		lore.Item{Text: "other repo", Category: lore.CategoryFact, Repo: "acme/web", Confidence: 0.95})
+	e.clock.advance(time.Hour)
+	e.add(lore.Item{Text: "high and newer", Category: lore.CategoryFact, Confidence: 0.9})
+	got, err := e.s.Best(e.ctx, lore.Filter{NoRepo: true}, 2)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var texts []string
+	for _, it := range got {
+		texts = append(texts, it.Text)
+	}
+	if !reflect.DeepEqual(texts, []string{"high and newer", "high"}) {
+		e.t.Errorf("Best 2 without a repo: %v", texts)
+	}
+	if got, _ := e.s.Best(e.ctx, lore.Filter{}, 0); len(got) != 0 {
+		e.t.Errorf("Best 0: %d items", len(got))
 	}
 }
