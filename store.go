@@ -65,6 +65,8 @@ type Store interface {
 	// record of the same session and extractor. Forgetting a session keeps
 	// its record, so that harvest does not learn from it again.
 	RecordHarvest(ctx context.Context, hs ...Harvest) error
+	// Harvests calls fn for every harvest record, by session.
+	Harvests(ctx context.Context, fn func(Harvest) error) error
 	// RecordBoot stores what boot handed a session.
 	RecordBoot(ctx context.Context, b Boot) error
 	// Boots calls fn for every boot recorded at or after since, oldest

@@ -285,11 +285,32 @@ func buildOrTest(key string) bool { return testKeys[key] || buildKeys[key] }
 // generates, migrates, starts services.
 func setupCommand(key string) bool { return setupKeys[key] }
 
-// addsDependency reports whether a command adds a dependency: a fix done
-// once, not a step to repeat.
-func addsDependency(key string) bool {
-	_, sub, _ := strings.Cut(key, " ")
-	return sub == "add" || sub == "get" || key == "pip install" || key == "pip3 install"
+// addsDependency reports whether a command adds a dependency (npm install
+// jsdom, go get x, cargo add y): a fix made once, not a step to repeat.
+// Installing what a project declares (npm ci, pip install -r
+// requirements.txt) is not.
+func addsDependency(cmd string) bool {
+	words := mainWords(cmd)
+	if len(words) < 2 {
+		return false
+	}
+	switch words[1] {
+	case "add", "get":
+		return true
+	case "install", "i":
+	default:
+		return false
+	}
+	for i, w := range words[2:] {
+		if strings.HasPrefix(w, "-") {
+			continue
+		}
+		if prev := words[i+1]; prev == "-r" || prev == "-c" || prev == "--requirement" || prev == "--constraint" || prev == "-e" {
+			continue // a file of what the project declares
+		}
+		return true
+	}
+	return false
 }
 
 // changes reports whether a command changes something a later command

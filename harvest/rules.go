@@ -142,7 +142,7 @@ func (r *ruleRun) pitfalls() {
 	n := 0
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.key == "" || n >= perRule ||
-			exploring(f.key) || f.err.Class == errsig.ClassSandbox || f.err.Class == errsig.ClassNotFound {
+			exploring(f.key) || f.err.Class == errsig.ClassSandbox {
 			continue
 		}
 		j := r.nextSuccess(i, f.key)
@@ -380,7 +380,7 @@ func (r *ruleRun) patterns() {
 		}
 		for i := j - 1; i >= 0 && i >= j-5; i-- {
 			p := r.calls[i]
-			if !p.ok() || !setupCommand(p.key) || addsDependency(p.key) || !sameEcosystem(p.key, c.key) {
+			if !p.ok() || !setupCommand(p.key) || addsDependency(p.cmd) || !sameEcosystem(p.key, c.key) {
 				continue
 			}
 			text := fmt.Sprintf("Run %s before %s.", quoteCode(clip(normCommand(p.cmd), maxCommand)),

@@ -59,6 +59,27 @@ func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
 	})
 }
 
+// Harvests calls fn for every harvest record, by session and extractor.
+func (s *Store) Harvests(ctx context.Context, fn func(lore.Harvest) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT session, extractor, path, size, hash, at, items FROM harvests ORDER BY session, extractor`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h lore.Harvest
+		var at int64
+		if err := rows.Scan(&h.Session, &h.Extractor, &h.Path, &h.Size, &h.Hash, &at, &h.Items); err != nil {
+			return err
+		}
+		h.At = fromMicros(at)
+		if err := fn(h); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // RecordBoot stores what boot handed a session.
 func (s *Store) RecordBoot(ctx context.Context, b lore.Boot) error {
 	at := b.At

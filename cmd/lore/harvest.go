@@ -181,11 +181,17 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 // openForHarvest opens the store. A dry run never creates one: with no
 // store yet, it reads an empty one that is thrown away.
 func (opts *harvestOptions) openForHarvest(ctx context.Context) (lore.Store, error) {
-	p, err := opts.storePath(opts.Env)
+	return opts.openOrEmpty(ctx, opts.Env, opts.DryRun)
+}
+
+// openOrEmpty opens the store; when readOnly and there is no store yet,
+// it opens an empty one that is thrown away, rather than creating one.
+func (o *storeOptions) openOrEmpty(ctx context.Context, env transcript.Env, readOnly bool) (lore.Store, error) {
+	p, err := o.storePath(env)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(p); opts.DryRun && errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(p); readOnly && errors.Is(err, fs.ErrNotExist) {
 		dir, err := os.MkdirTemp("", "lore-dry-run-")
 		if err != nil {
 			return nil, err
@@ -197,7 +203,7 @@ func (opts *harvestOptions) openForHarvest(ctx context.Context) (lore.Store, err
 		}
 		return removeOnClose{st, dir}, nil
 	}
-	return opts.open(ctx, opts.Env, false)
+	return o.open(ctx, env, false)
 }
 
 // removeOnClose is a store whose folder goes when it is closed.

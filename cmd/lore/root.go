@@ -96,6 +96,11 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newImportCmd(io, nil),
 		newHarvestCmd(io, nil),
 		newBootCmd(io, nil),
+		newMeasureCmd(io, nil),
+		newTourCmd(io),
+		newMCPCmd(io, nil),
+		newHooksCmd(io, nil),
+		newContextCmd(io, nil),
 	)
 	return root
 }

@@ -998,6 +998,11 @@ func testHarvestRecords(e *env) {
 	if _, ok, _ := e.s.Harvested(e.ctx, "claude-code:s1", "rules"); !ok {
 		e.t.Error("forgetting a session dropped its harvest record: harvest would learn it again")
 	}
+	var all []lore.Harvest
+	e.s.Harvests(e.ctx, func(h lore.Harvest) error { all = append(all, h); return nil })
+	if len(all) != 1 || !reflect.DeepEqual(all[0], h) {
+		e.t.Errorf("Harvests = %+v, want the one record", all)
+	}
 	if err := e.s.RecordHarvest(e.ctx, lore.Harvest{Extractor: "rules"}); lore.ErrorCode(err) != lore.EINVALID {
 		e.t.Errorf("a record with no session: %v, want an invalid-input error", err)
 	}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/mcpserver"
+	"github.com/lorehq/lore/transcript"
+)
+
+type mcpOptions struct {
+	IO  *iostreams.IOStreams
+	Env transcript.Env
+	storeOptions
+	Agent string
+}
+
+func newMCPCmd(ios *iostreams.IOStreams, runF func(context.Context, *mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{IO: ios, Env: hostEnv()}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the knowledge store to agents over MCP (stdio)",
+		Long: `Serve the knowledge store over the Model Context Protocol on standard input and
+output, for an agent that starts lore as an MCP server. Three tools:
+
+  search_knowledge  items that answer a question, best first
+  boot_context      the notes worth knowing for a repository, agent and task
+  record_knowledge  store one thing learned; a candidate unless its confidence is
+                    0.7 or more (default 0.5), secrets redacted, text that reads
+                    as an instruction to an agent refused
+
+Standard output carries protocol messages only; problems go to standard error.
+lore mcp stops when its input closes or on interrupt. The store is created if
+it is missing, since record_knowledge writes to it. --agent names the agent
+boot_context is for when a call does not say.
+
+Claude Code:
+  claude mcp add --scope user lore -- lore mcp --agent claude-code
+
+Codex CLI, in ~/.codex/config.toml (or: codex mcp add lore -- lore mcp --agent codex):
+  [mcp_servers.lore]
+  command = "lore"
+  args = ["mcp", "--agent", "codex"]
+
+Gemini CLI, in ~/.gemini/settings.json (or .gemini/settings.json in a project):
+  {"mcpServers": {"lore": {"command": "lore", "args": ["mcp", "--agent", "gemini-cli"]}}}
+
+Give the full path of the lore binary if the agent's PATH does not hold it.
+
+` + storeHelp,
+		Example: `  claude mcp add lore -- lore mcp
+  lore mcp --store ~/work/team-lore.db --agent codex`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkAgent(opts.Agent); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return mcpRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent lore serves ("+strings.Join(lore.Agents, ", ")+"), for boot_context calls that name none")
+	opts.addFlag(cmd)
+	return cmd
+}
+
+func mcpRun(ctx context.Context, opts *mcpOptions) error {
+	st, err := opts.open(ctx, opts.Env, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv := mcpserver.New(st, mcpserver.Options{
+		Version: versionString(),
+		Agent:   opts.Agent,
+		Boot:    bootContext,
+		Log:     slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	// The injected streams rather than mcp.StdioTransport, which is bound
+	// to os.Stdin and os.Stdout: main passes those, tests pass pipes.
+	in, ok := opts.IO.In.(io.ReadCloser)
+	if !ok {
+		in = io.NopCloser(opts.IO.In)
+	}
+	err = srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{opts.IO.Out}})
+	if ctx.Err() != nil {
+		return nil // interrupted: a normal way to stop a server
+	}
+	return err
+}
+
+// bootContext is boot_context's builder: boot.Build with its defaults.
+func bootContext(ctx context.Context, st lore.Store, r mcpserver.BootRequest) (mcpserver.BootContext, error) {
+	c, err := boot.Build(ctx, st, boot.Options{Repo: r.Repo, Agent: r.Agent, Task: r.Task, Budget: r.Budget})
+	if err != nil {
+		return mcpserver.BootContext{}, err
+	}
+	ids := make([]string, len(c.Items))
+	for i, p := range c.Items {
+		ids[i] = p.ID
+	}
+	return mcpserver.BootContext{Context: c.Text, Tokens: c.Tokens, Budget: c.Budget, Items: ids}, nil
+}
+
+// nopWriteCloser keeps the transport from closing standard output, which
+// belongs to the process.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

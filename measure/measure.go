@@ -1,0 +1,614 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/errsig"
+	"github.com/lorehq/lore/harvest"
+	"github.com/lorehq/lore/sqlite"
+	"github.com/lorehq/lore/transcript"
+)
+
+// Options shape a measurement.
+type Options struct {
+	Since time.Time // sessions started before are left out; zero: all
+	Repo  string    // only this repository's sessions and items
+	Now   time.Time // zero: the current time
+	// Replay runs would-have-known; without it that part is left empty.
+	Replay bool
+	// Progress, if set, is told each session measured.
+	Progress func(done, total int)
+}
+
+// staleAfter is how long an item may go unconfirmed before it counts as
+// stale.
+const staleAfter = 90 * 24 * time.Hour
+
+// facts is what measure keeps of a session read with its messages.
+type facts struct {
+	s          *lore.Session
+	signatures []string        // distinct error signatures met
+	cited      map[string]bool // id prefixes cited as lore:ID
+	commands   []string        // shell commands run
+	task       string          // the first user message
+}
+
+// Compute measures sessions (as listed, without their messages) against
+// the store. Each session is read once more with its messages, in time
+// order; with Replay, each is also harvested into a temporary store after
+// the sessions before it.
+func Compute(ctx context.Context, sessions []*lore.Session, st lore.Store, opts Options) (Metrics, error) {
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	m := Metrics{GeneratedAt: now.UTC(), Repo: opts.Repo, Outcomes: map[string]int{}}
+	if !opts.Since.IsZero() {
+		m.Since = opts.Since.Format("2006-01-02")
+	}
+	var kept []*lore.Session
+	for _, s := range sessions {
+		if opts.Repo != "" && !strings.EqualFold(s.Repo, opts.Repo) {
+			continue
+		}
+		if !opts.Since.IsZero() && start(s).Before(opts.Since) {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return start(kept[i]).Before(start(kept[j])) })
+	m.Sessions = len(kept)
+
+	items, err := storeItems(ctx, st, opts.Repo)
+	if err != nil {
+		return m, err
+	}
+	knownSince := map[string]time.Time{}
+	for _, it := range items {
+		if it.Signature == "" {
+			continue
+		}
+		if t, ok := knownSince[it.Signature]; !ok || it.FirstSeen.Before(t) {
+			knownSince[it.Signature] = it.FirstSeen
+		}
+	}
+
+	var replay *replayer
+	if opts.Replay {
+		if replay, err = newReplayer(ctx); err != nil {
+			return m, err
+		}
+		defer replay.close()
+	}
+	var all []facts
+	for i, s := range kept {
+		if err := ctx.Err(); err != nil {
+			return m, err
+		}
+		f, full, err := read(ctx, s)
+		if err != nil {
+			f = facts{s: s} // counters still count; the messages are lost
+		}
+		if replay != nil && full != nil {
+			if err := replay.step(ctx, s, full, f); err != nil {
+				return m, err
+			}
+		}
+		all = append(all, f)
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(kept))
+		}
+	}
+
+	harvested, err := harvestedSessions(ctx, st)
+	if err != nil {
+		return m, err
+	}
+	m.Velocity = velocity(items, kept, harvested, now)
+	m.Coverage = coverage(kept, harvested)
+	if m.HitRate, err = hitRate(ctx, st, all, items, opts.Since); err != nil {
+		return m, err
+	}
+	m.Recurrence = recurrence(all, knownSince)
+	m.FirstTry = firstTry(kept)
+	for _, s := range kept {
+		m.Outcomes[string(orUnknown(s.Outcome))]++
+	}
+	m.PerSession = perSession(kept)
+	m.Knowledge = knowledge(items, now)
+	if replay != nil {
+		m.WouldHaveKnown = replay.result()
+	}
+	return m, nil
+}
+
+func orUnknown(o lore.Outcome) lore.Outcome {
+	if o == "" {
+		return lore.OutcomeUnknown
+	}
+	return o
+}
+
+// start is when a session started, as far as its transcript says.
+func start(s *lore.Session) time.Time {
+	if !s.StartedAt.IsZero() {
+		return s.StartedAt
+	}
+	return s.EndedAt
+}
+
+func storeItems(ctx context.Context, st lore.Store, repo string) ([]lore.Item, error) {
+	var items []lore.Item
+	err := st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true, Repo: repo}, func(it lore.Item) error {
+		items = append(items, it)
+		return nil
+	})
+	return items, err
+}
+
+func harvestedSessions(ctx context.Context, st lore.Store) (map[string]bool, error) {
+	h := map[string]bool{}
+	err := st.Harvests(ctx, func(r lore.Harvest) error {
+		h[r.Session] = true
+		return nil
+	})
+	return h, err
+}
+
+var citation = regexp.MustCompile(`lore:([0-9a-f]{4,24})`)
+
+// read reads a session with its messages and keeps what measure needs.
+func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, error) {
+	f := facts{s: listed, cited: map[string]bool{}}
+	ss, err := transcript.Read(ctx, listed.Path, transcript.Options{Messages: true, Workers: 1})
+	if err != nil {
+		return f, nil, err
+	}
+	i := slices.IndexFunc(ss, func(s *lore.Session) bool { return s.ID == listed.ID })
+	if i < 0 {
+		return f, nil, errors.New("the session is no longer in its transcript")
+	}
+	s := ss[i]
+	calls := map[string]lore.ToolCall{}
+	seen := map[string]bool{}
+	for _, msg := range s.Messages {
+		if msg.Role == lore.RoleUser && f.task == "" && strings.TrimSpace(msg.Text) != "" {
+			f.task = strings.TrimSpace(msg.Text)
+		}
+		if msg.Role == lore.RoleAssistant {
+			for _, c := range citation.FindAllStringSubmatch(msg.Text+" "+msg.Thinking, -1) {
+				f.cited[c[1]] = true
+			}
+		}
+		for _, c := range msg.ToolCalls {
+			calls[c.ID] = c
+			if cmd := errsig.Command(c.Name, c.Input); cmd != "" {
+				f.commands = append(f.commands, cmd)
+			}
+			for _, c := range citation.FindAllStringSubmatch(c.Input, -1) {
+				f.cited[c[1]] = true
+			}
+		}
+		for _, r := range msg.ToolResults {
+			if !r.IsError && (r.ExitCode == nil || *r.ExitCode == 0) {
+				continue
+			}
+			c := calls[r.CallID]
+			e := errsig.Parse(c.Name, c.Input, r.Output, r.ExitCode)
+			if (e.Kind == errsig.Environment || e.Kind == errsig.Protocol) && e.Signature != "" && !seen[e.Signature] {
+				seen[e.Signature] = true
+				f.signatures = append(f.signatures, e.Signature)
+			}
+		}
+	}
+	return f, s, nil
+}
+
+func velocity(items []lore.Item, sessions []*lore.Session, harvested map[string]bool, now time.Time) Velocity {
+	v := Velocity{Items: len(items), Days: []Day{}}
+	for _, s := range sessions {
+		if harvested[s.ID] {
+			v.HarvestedTokens += tokensOf(s)
+		}
+	}
+	if len(items) == 0 {
+		return v
+	}
+	perDay := map[string]int{}
+	first := items[0].FirstSeen
+	for _, it := range items {
+		perDay[it.FirstSeen.UTC().Format("2006-01-02")]++
+		if it.FirstSeen.Before(first) {
+			first = it.FirstSeen
+		}
+	}
+	for d, n := range perDay {
+		v.Days = append(v.Days, Day{Date: d, Items: n})
+	}
+	sort.Slice(v.Days, func(i, j int) bool { return v.Days[i].Date < v.Days[j].Date })
+	days := math.Max(1, now.Sub(first).Hours()/24)
+	v.ItemsPerDay = round(float64(len(items)) / days)
+	if v.HarvestedTokens > 0 {
+		v.ItemsPerMillionTokens = round(float64(len(items)) / (float64(v.HarvestedTokens) / 1e6))
+	}
+	return v
+}
+
+// tokensOf is everything a session's model calls processed.
+func tokensOf(s *lore.Session) int64 {
+	u := s.Usage
+	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+}
+
+func coverage(sessions []*lore.Session, harvested map[string]bool) Coverage {
+	c := Coverage{Sessions: len(sessions)}
+	repos, reposHarvested := map[string]bool{}, map[string]bool{}
+	for _, s := range sessions {
+		if s.Repo != "" {
+			repos[s.Repo] = true
+		}
+		if harvested[s.ID] {
+			c.SessionsHarvested++
+			if s.Repo != "" {
+				reposHarvested[s.Repo] = true
+			}
+		}
+	}
+	c.Repos, c.ReposHarvested = len(repos), len(reposHarvested)
+	c.Share = share(c.SessionsHarvested, c.Sessions)
+	return c
+}
+
+var backticked = regexp.MustCompile("`([^`]{3,})`")
+
+// hitRate looks at the boots of measured sessions: an injected item is
+// cited when the session wrote lore:ID (a prefix of at least six digits),
+// acted on when the session ran a command the item quotes.
+func hitRate(ctx context.Context, st lore.Store, all []facts, items []lore.Item, since time.Time) (HitRate, error) {
+	var h HitRate
+	bySession := map[string]*facts{}
+	for i := range all {
+		bySession[all[i].s.ID] = &all[i]
+	}
+	byID := map[string]lore.Item{}
+	for _, it := range items {
+		byID[it.ID] = it
+	}
+	err := st.Boots(ctx, since, func(b lore.Boot) error {
+		f := bySession[b.Session]
+		if f == nil {
+			return nil
+		}
+		h.Boots++
+		for _, id := range b.Items {
+			h.Injected++
+			switch {
+			case cites(f.cited, id):
+				h.Cited++
+			case actedOn(byID[id], f.commands):
+				h.ActedOn++
+			}
+		}
+		return nil
+	})
+	h.Rate = share(h.Cited+h.ActedOn, h.Injected)
+	return h, err
+}
+
+func cites(cited map[string]bool, id string) bool {
+	for p := range cited {
+		if len(p) >= 6 && strings.HasPrefix(id, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// actedOn reports whether the session ran a command the item quotes.
+func actedOn(it lore.Item, commands []string) bool {
+	for _, m := range backticked.FindAllStringSubmatch(it.Text, -1) {
+		quoted := strings.Join(strings.Fields(m[1]), " ")
+		if !strings.Contains(quoted, " ") {
+			continue // a name, not a command
+		}
+		for _, c := range commands {
+			if strings.Contains(strings.Join(strings.Fields(c), " "), quoted) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func recurrence(all []facts, knownSince map[string]time.Time) Recurrence {
+	var r Recurrence
+	type count struct{ before, after int }
+	counts := map[string]*count{}
+	var first, last time.Time
+	for _, f := range all {
+		t := start(f.s)
+		if !t.IsZero() {
+			if first.IsZero() || t.Before(first) {
+				first = t
+			}
+			if t.After(last) {
+				last = t
+			}
+		}
+		if len(f.signatures) == 0 {
+			continue
+		}
+		r.SessionsWithErrors++
+		hit := false
+		for _, sig := range f.signatures {
+			known, ok := knownSince[sig]
+			if !ok {
+				continue
+			}
+			c := counts[sig]
+			if c == nil {
+				c = &count{}
+				counts[sig] = c
+			}
+			// Known only when taught before the session started: a
+			// session's own items are dated no earlier than its start.
+			if !known.Before(t) {
+				c.before++
+			} else {
+				c.after++
+				hit = true
+			}
+		}
+		if hit {
+			r.SessionsHitKnown++
+		}
+	}
+	r.Rate = share(r.SessionsHitKnown, r.SessionsWithErrors)
+	r.Signatures = []SignatureRecurrence{}
+	for sig, c := range counts {
+		known := knownSince[sig]
+		r.Signatures = append(r.Signatures, SignatureRecurrence{Signature: sig, KnownSince: known.UTC(), Before: c.before, After: c.after,
+			BeforePerWeek: perWeek(c.before, first, known), AfterPerWeek: perWeek(c.after, known, last)})
+	}
+	sort.Slice(r.Signatures, func(i, j int) bool {
+		a, b := r.Signatures[i], r.Signatures[j]
+		if a.Before+a.After != b.Before+b.After {
+			return a.Before+a.After > b.Before+b.After
+		}
+		return a.Signature < b.Signature
+	})
+	r.Signatures = r.Signatures[:min(len(r.Signatures), 20)]
+	return r
+}
+
+// perWeek is n sessions over the span from a to b, per week; a span
+// shorter than a day counts as a day.
+func perWeek(n int, a, b time.Time) float64 {
+	if n == 0 {
+		return 0
+	}
+	weeks := math.Max(b.Sub(a).Hours()/(24*7), 1.0/7)
+	return round(float64(n) / weeks)
+}
+
+func firstTry(sessions []*lore.Session) FirstTry {
+	var f FirstTry
+	type acc struct{ n, ok int }
+	weeks := map[string]*acc{}
+	for _, s := range sessions {
+		if s.ToolCalls == 0 {
+			continue
+		}
+		f.Sessions++
+		w := week(start(s))
+		a := weeks[w]
+		if a == nil {
+			a = &acc{}
+			weeks[w] = a
+		}
+		a.n++
+		if s.ToolErrors == 0 {
+			f.Succeeded++
+			a.ok++
+		}
+	}
+	f.Rate = share(f.Succeeded, f.Sessions)
+	f.Weeks = []Rate{}
+	for w, a := range weeks {
+		f.Weeks = append(f.Weeks, Rate{Week: w, N: a.n, Rate: share(a.ok, a.n)})
+	}
+	sort.Slice(f.Weeks, func(i, j int) bool { return f.Weeks[i].Week < f.Weeks[j].Week })
+	return f
+}
+
+func perSession(sessions []*lore.Session) []Period {
+	type acc struct {
+		tokens  []int64
+		minutes []float64
+	}
+	weeks := map[string]*acc{}
+	for _, s := range sessions {
+		w := week(start(s))
+		a := weeks[w]
+		if a == nil {
+			a = &acc{}
+			weeks[w] = a
+		}
+		a.tokens = append(a.tokens, tokensOf(s))
+		if !s.StartedAt.IsZero() && s.EndedAt.After(s.StartedAt) {
+			a.minutes = append(a.minutes, s.EndedAt.Sub(s.StartedAt).Minutes())
+		}
+	}
+	out := []Period{}
+	for w, a := range weeks {
+		slices.Sort(a.tokens)
+		slices.Sort(a.minutes)
+		p := Period{Week: w, Sessions: len(a.tokens), MedianTokens: a.tokens[len(a.tokens)/2]}
+		if len(a.minutes) > 0 {
+			p.MedianMinutes = round(a.minutes[len(a.minutes)/2])
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Week < out[j].Week })
+	return out
+}
+
+func knowledge(items []lore.Item, now time.Time) Knowledge {
+	k := Knowledge{ByCategory: map[string]int{}}
+	var ages []float64
+	stale := 0
+	for _, it := range items {
+		switch it.Status {
+		case lore.StatusCandidate:
+			k.Candidates++
+		case lore.StatusActive:
+			k.Active++
+			k.ByCategory[string(it.Category)]++
+			ages = append(ages, now.Sub(it.FirstSeen).Hours()/24)
+			if now.Sub(it.LastConfirmed) > staleAfter {
+				stale++
+			}
+		}
+	}
+	if len(ages) > 0 {
+		slices.Sort(ages)
+		k.MedianAgeDays = round(ages[len(ages)/2])
+	}
+	k.StaleShare = share(stale, k.Active)
+	return k
+}
+
+// week is the Monday of t's week, UTC, as YYYY-MM-DD; "unknown" for no
+// time.
+func week(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	t = t.UTC()
+	d := (int(t.Weekday()) + 6) % 7
+	return t.AddDate(0, 0, -d).Format("2006-01-02")
+}
+
+func share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return round(float64(n) / float64(of))
+}
+
+func round(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// replayer is would-have-known: a fresh store, fed one session at a time.
+type replayer struct {
+	dir   string
+	st    *sqlite.Store
+	known map[string]bool // signatures of items learned so far
+	out   WouldHaveKnown
+	weeks map[string]*tally
+}
+
+// tally counts errors, and those known and delivered.
+type tally struct{ errors, known, delivered int }
+
+func newReplayer(ctx context.Context) (*replayer, error) {
+	dir, err := os.MkdirTemp("", "lore-replay-")
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "lore.db"), sqlite.Options{})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &replayer{dir: dir, st: st, known: map[string]bool{}, weeks: map[string]*tally{}}, nil
+}
+
+func (r *replayer) close() {
+	r.st.Close()
+	os.RemoveAll(r.dir)
+}
+
+// step checks one session against what the sessions before it taught,
+// then learns from it.
+func (r *replayer) step(ctx context.Context, listed, full *lore.Session, f facts) error {
+	r.out.Sessions++
+	if len(f.signatures) > 0 {
+		delivered, err := r.delivered(ctx, full, f)
+		if err != nil {
+			return err
+		}
+		wk := week(start(full))
+		w := r.weeks[wk]
+		if w == nil {
+			w = &tally{}
+			r.weeks[wk] = w
+		}
+		for _, sig := range f.signatures {
+			r.out.Errors++
+			w.errors++
+			if r.known[sig] {
+				r.out.Known++
+				w.known++
+			}
+			if delivered[sig] {
+				r.out.Delivered++
+				w.delivered++
+			}
+		}
+	}
+	_, err := harvest.Run(ctx, []*lore.Session{listed}, harvest.Options{Store: r.st, Extractor: harvest.Rules{}, Workers: 1,
+		Found: func(_ *lore.Session, items []lore.Item) {
+			for _, it := range items {
+				if it.Signature != "" {
+					r.known[it.Signature] = true
+				}
+			}
+		}})
+	return err
+}
+
+// delivered returns the signatures of the items boot would have handed
+// the session: its repository and agent, its first user message as the
+// task, at the time it started.
+func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map[string]bool, error) {
+	c, err := boot.Build(ctx, r.st, boot.Options{Repo: s.Repo, Agent: s.Agent, Task: f.task, Now: start(s)})
+	if err != nil {
+		return nil, fmt.Errorf("replay boot: %w", err)
+	}
+	sigs := map[string]bool{}
+	for _, p := range c.Items {
+		it, err := r.st.Item(ctx, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		if it.Signature != "" {
+			sigs[it.Signature] = true
+		}
+	}
+	return sigs, nil
+}
+
+func (r *replayer) result() WouldHaveKnown {
+	out := r.out
+	out.KnownRate = share(out.Known, out.Errors)
+	out.DeliveredRate = share(out.Delivered, out.Errors)
+	out.Weeks = []Known{}
+	for wk, w := range r.weeks {
+		out.Weeks = append(out.Weeks, Known{Week: wk, Errors: w.errors,
+			KnownRate: share(w.known, w.errors), DeliveredRate: share(w.delivered, w.errors)})
+	}
+	sort.Slice(out.Weeks, func(i, j int) bool { return out.Weeks[i].Week < out.Weeks[j].Week })
+	return out
+}

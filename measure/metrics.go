@@ -1,0 +1,141 @@
+// Package measure tells whether lore's loop compounds: from sessions, the
+// store and the boot records it computes knowledge velocity, coverage,
+// hit rate, error recurrence, first-try success, outcomes, cost per
+// session over time, knowledge age, and would-have-known: the share of
+// errors that earlier sessions had already taught, found by replaying the
+// sessions in time order.
+package measure
+
+import "time"
+
+// Metrics is what lore measure reports; its JSON is lore measure --json
+// and metrics.json.
+type Metrics struct {
+	GeneratedAt time.Time `json:"generated_at"`
+	Since       string    `json:"since,omitempty"` // YYYY-MM-DD, when asked
+	Repo        string    `json:"repo,omitempty"`
+	Sessions    int       `json:"sessions"` // sessions measured
+
+	Velocity       Velocity       `json:"velocity"`
+	Coverage       Coverage       `json:"coverage"`
+	HitRate        HitRate        `json:"hit_rate"`
+	Recurrence     Recurrence     `json:"recurrence"`
+	FirstTry       FirstTry       `json:"first_try_success"`
+	Outcomes       map[string]int `json:"outcomes"` // success, failure, aborted, unknown → sessions
+	PerSession     []Period       `json:"per_session"`
+	Knowledge      Knowledge      `json:"knowledge"`
+	WouldHaveKnown WouldHaveKnown `json:"would_have_known"`
+}
+
+// Velocity is how fast knowledge is learned.
+type Velocity struct {
+	ItemsPerDay           float64 `json:"items_per_day"`            // over the days from the first item to now
+	ItemsPerMillionTokens float64 `json:"items_per_million_tokens"` // items ÷ tokens of the harvested sessions
+	Items                 int     `json:"items"`                    // items in the store (any status)
+	HarvestedTokens       int64   `json:"harvested_tokens"`         // tokens of the sessions harvested
+	Days                  []Day   `json:"days"`                     // new items per day, oldest first
+}
+
+// Day counts the items first seen on one day.
+type Day struct {
+	Date  string `json:"date"` // YYYY-MM-DD, UTC
+	Items int    `json:"items"`
+}
+
+// Coverage is how much of what was found has been harvested.
+type Coverage struct {
+	Sessions          int     `json:"sessions"`           // sessions found
+	SessionsHarvested int     `json:"sessions_harvested"` // of those, with a harvest record
+	Repos             int     `json:"repos"`
+	ReposHarvested    int     `json:"repos_harvested"`
+	Share             float64 `json:"share"` // sessions_harvested ÷ sessions (0 when none)
+}
+
+// HitRate is how often the notes boot handed a session were used: cited
+// by id in what the agent wrote, or acted on (a command from the note
+// run by the session).
+type HitRate struct {
+	Boots    int     `json:"boots"`    // boot records with a session found among the measured ones
+	Injected int     `json:"injected"` // items handed to those sessions
+	Cited    int     `json:"cited"`
+	ActedOn  int     `json:"acted_on"` // used but not cited
+	Rate     float64 `json:"rate"`     // (cited + acted_on) ÷ injected
+}
+
+// Recurrence is how often sessions met an error lore already knew.
+type Recurrence struct {
+	SessionsWithErrors int     `json:"sessions_with_errors"`
+	SessionsHitKnown   int     `json:"sessions_hit_known"` // met a signature an item already had when they started
+	Rate               float64 `json:"rate"`               // sessions_hit_known ÷ sessions_with_errors
+	// Signatures are the known signatures met most often, with how many
+	// sessions met each before and after it became known (per day of
+	// sessions, so that long and short spans compare).
+	Signatures []SignatureRecurrence `json:"signatures"`
+}
+
+// SignatureRecurrence is one error signature before and after lore knew
+// it.
+type SignatureRecurrence struct {
+	Signature     string    `json:"signature"`
+	KnownSince    time.Time `json:"known_since"`
+	Before        int       `json:"before"`          // sessions that met it before
+	After         int       `json:"after"`           // and after
+	BeforePerWeek float64   `json:"before_per_week"` // sessions per week in each span
+	AfterPerWeek  float64   `json:"after_per_week"`
+}
+
+// FirstTry is the share of sessions that made tool calls and had none
+// fail.
+type FirstTry struct {
+	Sessions  int     `json:"sessions"` // with at least one tool call
+	Succeeded int     `json:"succeeded"`
+	Rate      float64 `json:"rate"`
+	Weeks     []Rate  `json:"weeks"` // the same, week by week
+}
+
+// Rate is a share over one period.
+type Rate struct {
+	Week string  `json:"week"` // YYYY-MM-DD of the week's Monday
+	N    int     `json:"n"`
+	Rate float64 `json:"rate"`
+}
+
+// Period is the cost of a median session in one week.
+type Period struct {
+	Week          string  `json:"week"` // YYYY-MM-DD of the week's Monday
+	Sessions      int     `json:"sessions"`
+	MedianTokens  int64   `json:"median_tokens"`
+	MedianMinutes float64 `json:"median_minutes"`
+}
+
+// Knowledge is the age of what the store holds.
+type Knowledge struct {
+	Active        int            `json:"active"`
+	Candidates    int            `json:"candidates"`
+	MedianAgeDays float64        `json:"median_age_days"` // since first seen, active items
+	StaleShare    float64        `json:"stale_share"`     // active items not confirmed in 90 days
+	ByCategory    map[string]int `json:"by_category"`     // active items
+}
+
+// WouldHaveKnown is the replay: sessions in time order, each harvested
+// into a fresh store only after the sessions before it, and for each the
+// errors it met that earlier sessions had already taught, and whether
+// boot (its repo, its first user message as the task) would have handed
+// it those items.
+type WouldHaveKnown struct {
+	Sessions      int     `json:"sessions"`
+	Errors        int     `json:"errors"`         // distinct error signatures met, summed over sessions
+	Known         int     `json:"known"`          // of those, covered by an item from an earlier session
+	Delivered     int     `json:"delivered"`      // of those, in the session's boot context
+	KnownRate     float64 `json:"known_rate"`     // known ÷ errors
+	DeliveredRate float64 `json:"delivered_rate"` // delivered ÷ errors
+	Weeks         []Known `json:"weeks"`          // the same, week by week
+}
+
+// Known is would-have-known over one week.
+type Known struct {
+	Week          string  `json:"week"`
+	Errors        int     `json:"errors"`
+	KnownRate     float64 `json:"known_rate"`
+	DeliveredRate float64 `json:"delivered_rate"`
+}
