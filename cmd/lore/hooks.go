@@ -216,6 +216,11 @@ func hooksRun(ctx context.Context, opts *hooksOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w; nothing changed", file, err)
 	}
+	if !opts.Uninstall {
+		if v, ok := doc.top.get("disableAllHooks"); ok && string(bytes.TrimSpace(v)) == "true" {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s sets disableAllHooks, so Claude Code runs no hooks, lore's included\n", file)
+		}
+	}
 	changed := false
 	for _, c := range changes {
 		changed = changed || c.Action == "added" || c.Action == "replaced" || c.Action == "removed"
@@ -333,9 +338,15 @@ func projectRoot(dir string) string {
 // checkInstalled refuses a binary that go run built: it is deleted when
 // that run ends, and the hooks would call nothing.
 func checkInstalled(exe string) error {
-	temp := false
+	if isTemporaryBuild(exe) {
+		return fmt.Errorf("lore runs from a temporary build (%s) that hooks cannot call; install it first with `go install github.com/lorehq/lore/cmd/lore@latest` (or `go install ./cmd/lore` in a checkout) and run that lore", exe)
+	}
+	return nil
+}
+
+func isTemporaryBuild(exe string) bool {
 	if strings.Contains(filepath.ToSlash(exe), "/go-build") {
-		temp = true
+		return true
 	}
 	tmp := filepath.Clean(os.TempDir())
 	dirs := []string{tmp}
@@ -344,13 +355,10 @@ func checkInstalled(exe string) error {
 	}
 	for _, d := range dirs {
 		if rel, err := filepath.Rel(d, exe); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			temp = true
+			return true
 		}
 	}
-	if temp {
-		return fmt.Errorf("lore runs from a temporary build (%s) that hooks cannot call; install it first with `go install github.com/lorehq/lore/cmd/lore@latest` (or `go install ./cmd/lore` in a checkout) and run that lore", exe)
-	}
-	return nil
+	return false
 }
 
 // shellQuote quotes p for the shell Claude Code runs hook commands with,
