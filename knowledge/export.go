@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/atomicfile"
 )
 
 // ExportStats says what Export wrote.
@@ -62,7 +63,7 @@ func Export(ctx context.Context, s lore.Store, dir string, now time.Time) (Expor
 	}
 	st := ExportStats{Items: len(items), Files: slices.Sorted(maps.Keys(files))}
 	for _, name := range st.Files {
-		if err := writeFile(filepath.Join(dir, filepath.FromSlash(name)), files[name]); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), files[name], 0o644); err != nil {
 			return ExportStats{}, err
 		}
 	}
@@ -184,33 +185,4 @@ func fileName(s string) string {
 		}
 		return '_'
 	}, strings.ReplaceAll(s, "/", "__"))
-}
-
-// writeFile replaces path with data through a temporary file in the same
-// folder, so that a reader never sees half a file.
-func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

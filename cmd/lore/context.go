@@ -15,6 +15,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/internal/atomicfile"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/transcript"
 )
@@ -213,7 +214,7 @@ func contextWriteRun(ctx context.Context, opts *contextOptions) error {
 	if fi, err := os.Stat(target); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if err := writeFileAtomic(target, data, perm); err != nil {
+	if err := atomicfile.WriteFile(target, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", opts.File, err)
 	}
 	rep.Changed = true

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lorehq/lore/internal/atomicfile"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/transcript"
 )
@@ -238,11 +239,11 @@ func hooksRun(ctx context.Context, opts *hooksOptions) error {
 				perm = fi.Mode().Perm()
 			}
 			backup = target + ".lore-backup"
-			if err := writeFileAtomic(backup, old, perm); err != nil {
+			if err := atomicfile.WriteFile(backup, old, perm); err != nil {
 				return fmt.Errorf("back up %s: %w; nothing changed", file, err)
 			}
 		}
-		if err := writeFileAtomic(target, data, perm); err != nil {
+		if err := atomicfile.WriteFile(target, data, perm); err != nil {
 			return fmt.Errorf("write %s: %w", file, err)
 		}
 	}
@@ -775,34 +776,4 @@ func resolveLink(p string) string {
 		return r
 	}
 	return p
-}
-
-// writeFileAtomic replaces path with data through a temporary file in the
-// same folder, so that no reader ever sees half a file; the folder is
-// created when missing.
-func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
