@@ -84,7 +84,7 @@ func measureMetrics(ctx context.Context, opts *measureOptions) (measure.Metrics,
 		return measure.Metrics{}, err
 	}
 	defer st.Close()
-	bar := newByteProgress(opts.IO, "measuring sessions")
+	bar := newCountProgress(opts.IO, "measuring sessions")
 	defer bar.stop()
 	return measure.Compute(ctx, sessions, st, measure.Options{
 		Since: opts.since, Repo: opts.Repo, Now: opts.Now, Replay: true,

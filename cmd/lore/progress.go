@@ -12,16 +12,22 @@ import (
 // byteProgress draws a progress bar of bytes read on stderr when stderr
 // is a terminal; elsewhere it does nothing.
 type byteProgress struct {
-	mu   sync.Mutex
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	last int64
-	io   *iostreams.IOStreams
-	name string
+	mu    sync.Mutex
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	last  int64
+	io    *iostreams.IOStreams
+	name  string
+	count bool // counts things, not bytes
 }
 
 func newByteProgress(io *iostreams.IOStreams, name string) *byteProgress {
 	return &byteProgress{io: io, name: name}
+}
+
+// newCountProgress is a bar of things done (sessions, items), not bytes.
+func newCountProgress(io *iostreams.IOStreams, name string) *byteProgress {
+	return &byteProgress{io: io, name: name, count: true}
 }
 
 // update is safe to call from several goroutines.
@@ -33,8 +39,12 @@ func (b *byteProgress) update(done, total int64) {
 	defer b.mu.Unlock()
 	if b.bar == nil {
 		b.p = mpb.New(mpb.WithOutput(b.io.ErrOut), mpb.WithWidth(40))
+		counter := decor.Counters(decor.SizeB1024(0), "% .1f / % .1f")
+		if b.count {
+			counter = decor.CountersNoUnit("%d / %d")
+		}
 		b.bar = b.p.AddBar(total,
-			mpb.PrependDecorators(decor.Name(b.name+" "), decor.Counters(decor.SizeB1024(0), "% .1f / % .1f")),
+			mpb.PrependDecorators(decor.Name(b.name+" "), counter),
 			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace)),
 			mpb.BarRemoveOnComplete(),
 		)
