@@ -68,8 +68,8 @@ type Recurrence struct {
 	SessionsHitKnown   int     `json:"sessions_hit_known"` // met a signature an item already had when they started
 	Rate               float64 `json:"rate"`               // sessions_hit_known ÷ sessions_with_errors
 	// Signatures are the known signatures met most often, with how many
-	// sessions met each before and after it became known (per day of
-	// sessions, so that long and short spans compare).
+	// sessions met each before and after it became known, also per week
+	// of each span, so that long and short spans compare.
 	Signatures []SignatureRecurrence `json:"signatures"`
 }
 
@@ -95,14 +95,14 @@ type FirstTry struct {
 
 // Rate is a share over one period.
 type Rate struct {
-	Week string  `json:"week"` // YYYY-MM-DD of the week's Monday
+	Week string  `json:"week"` // YYYY-MM-DD of the week's Monday; "unknown" for sessions with no time
 	N    int     `json:"n"`
 	Rate float64 `json:"rate"`
 }
 
 // Period is the cost of a median session in one week.
 type Period struct {
-	Week          string  `json:"week"` // YYYY-MM-DD of the week's Monday
+	Week          string  `json:"week"` // YYYY-MM-DD of the week's Monday; "unknown" for sessions with no time
 	Sessions      int     `json:"sessions"`
 	MedianTokens  int64   `json:"median_tokens"`
 	MedianMinutes float64 `json:"median_minutes"`

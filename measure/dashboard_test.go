@@ -1,0 +1,449 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/png"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const xssSignature = `<script>alert(1)</script> in "render"`
+
+var dashboardCharts = []string{"velocity", "recurrence", "hit-rate", "first-try", "would-have-known", "cost"}
+
+// sampleMetrics is six weeks of a busy repository, with a hostile
+// signature among the known errors.
+func sampleMetrics() Metrics {
+	day := func(d int) string { return time.Date(2026, 2, 2+d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly) }
+	week := func(w int) string { return day(7 * w) }
+	m := Metrics{
+		GeneratedAt: time.Date(2026, 3, 16, 9, 30, 0, 0, time.UTC),
+		Since:       "2026-02-01",
+		Repo:        "acme/widgets",
+		Sessions:    240,
+		Velocity: Velocity{
+			ItemsPerDay: 3.4, ItemsPerMillionTokens: 4.25, Items: 143, HarvestedTokens: 33_600_000,
+		},
+		Coverage: Coverage{Sessions: 240, SessionsHarvested: 180, Repos: 5, ReposHarvested: 4, Share: 0.75},
+		HitRate:  HitRate{Boots: 60, Injected: 300, Cited: 45, ActedOn: 81, Rate: 0.42},
+		Recurrence: Recurrence{
+			SessionsWithErrors: 120, SessionsHitKnown: 21, Rate: 0.175,
+		},
+		FirstTry: FirstTry{Sessions: 200, Succeeded: 124, Rate: 0.62},
+		Outcomes: map[string]int{"success": 150, "failure": 40, "aborted": 10, "unknown": 40},
+		Knowledge: Knowledge{
+			Active: 120, Candidates: 23, MedianAgeDays: 18.5, StaleShare: 0.05,
+			ByCategory: map[string]int{"pitfall": 50, "command": 40, "convention": 30},
+		},
+		WouldHaveKnown: WouldHaveKnown{
+			Sessions: 240, Errors: 310, Known: 105, Delivered: 62, KnownRate: 105.0 / 310, DeliveredRate: 62.0 / 310,
+		},
+	}
+	for d := range 42 {
+		if d%6 == 5 {
+			continue // days without new items
+		}
+		m.Velocity.Days = append(m.Velocity.Days, Day{Date: day(d), Items: 1 + (d*7)%9})
+	}
+	for w := range 6 {
+		m.FirstTry.Weeks = append(m.FirstTry.Weeks, Rate{Week: week(w), N: 30 + w, Rate: 0.5 + 0.04*float64(w)})
+		m.WouldHaveKnown.Weeks = append(m.WouldHaveKnown.Weeks, Known{
+			Week: week(w), Errors: 40 + 5*w, KnownRate: 0.1 + 0.07*float64(w), DeliveredRate: 0.05 + 0.05*float64(w),
+		})
+		m.PerSession = append(m.PerSession, Period{
+			Week: week(w), Sessions: 38 + w, MedianTokens: int64(92_000 - 6_000*w), MedianMinutes: 21.5 - 1.5*float64(w),
+		})
+	}
+	// A week with no sessions: its point is left out of the lines.
+	m.FirstTry.Weeks[3].N, m.FirstTry.Weeks[3].Rate = 0, 0
+	// Sessions with no time: in the tables, not on a time axis.
+	m.FirstTry.Weeks = append(m.FirstTry.Weeks, Rate{Week: "unknown", N: 3, Rate: 1})
+	m.PerSession = append(m.PerSession, Period{Week: "unknown", Sessions: 3})
+	for i := range 12 {
+		sig := fmt.Sprintf("exit status %d: go test ./pkg%d/...", i+1, i)
+		if i == 2 {
+			sig = xssSignature
+		}
+		if i == 4 {
+			sig = "HTTP 405 Method Not Allowed | push to protected branch main " + strings.Repeat("refused ", 12)
+		}
+		m.Recurrence.Signatures = append(m.Recurrence.Signatures, SignatureRecurrence{
+			Signature:  sig,
+			KnownSince: time.Date(2026, 2, 10+i, 14, 0, 0, 0, time.UTC),
+			Before:     12 - i, After: (12 - i) / 4,
+			BeforePerWeek: float64(12-i) / 1.5, AfterPerWeek: float64((12-i)/4) / 4.5,
+		})
+	}
+	return m
+}
+
+func TestWriteDashboard(t *testing.T) {
+	tests := []struct {
+		name    string
+		metrics Metrics
+		md      []string // must appear in dashboard.md
+		empty   bool
+	}{
+		{
+			name:    "data",
+			metrics: sampleMetrics(),
+			md: []string{
+				"| Knowledge velocity | 3.4 items/day |", "| Coverage | 75% |", "| Hit rate | 42% |",
+				"| Error recurrence | 18% |", "| First-try success | 62% |", "| Outcomes | 62% success |",
+				"| Would have known | 34% |", "| Would have delivered | 20% |",
+				`\<script\>alert(1)\</script\>`, "repo acme/widgets · since 2026-02-01",
+				"| unknown | 3 | 100% |", "| unknown | 3 | 0 | 0.0 |",
+			},
+		},
+		{
+			name:    "empty",
+			metrics: Metrics{GeneratedAt: time.Date(2026, 3, 16, 9, 30, 0, 0, time.UTC)},
+			md: []string{
+				"| Knowledge velocity | no data |", "| Coverage | no data |", "| Hit rate | no data |",
+				"| Error recurrence | no data |", "| First-try success | no data |", "| Outcomes | no data |",
+				"| Would have known | no data |", "| Would have delivered | no data |", "all repositories · all time",
+			},
+			empty: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "metrics")
+			if err := WriteDashboard(dir, tt.metrics); err != nil {
+				t.Fatal(err)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if want := []string{DashboardMarkdown, DashboardHTML, DashboardJSON}; !slices.Equal(names, want) {
+				t.Errorf("files = %q, want %q (no temporary files left)", names, want)
+			}
+
+			js, err := os.ReadFile(filepath.Join(dir, DashboardJSON))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Metrics
+			if err := json.Unmarshal(js, &back); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(back, tt.metrics) {
+				t.Errorf("metrics.json does not round-trip:\n got %+v\nwant %+v", back, tt.metrics)
+			}
+
+			md := readFile(t, filepath.Join(dir, DashboardMarkdown))
+			checkGolden(t, filepath.Join("testdata", "dashboard", tt.name+".md"), md)
+			for _, s := range tt.md {
+				if !strings.Contains(md, s) {
+					t.Errorf("dashboard.md lacks %q", s)
+				}
+			}
+			if strings.Contains(md, "<script>") {
+				t.Error("dashboard.md holds an unescaped <script>")
+			}
+			if tt.empty && strings.Contains(md, "%") {
+				t.Error("dashboard.md gives a percentage with no data behind it")
+			}
+
+			page := readFile(t, filepath.Join(dir, DashboardHTML))
+			checkPage(t, page, tt.empty)
+			if !tt.empty {
+				if strings.Contains(page, "<script>alert") {
+					t.Error("index.html holds the signature's <script> unescaped")
+				}
+				if n := strings.Count(page, "3 sessions without a date not drawn"); n != 2 {
+					t.Errorf("index.html says %d times that undated sessions are not drawn, want 2 (first-try, cost)", n)
+				}
+				if n := strings.Count(page, "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 2 {
+					t.Errorf("escaped signature appears %d times in index.html, want it in the chart and the table", n)
+				}
+			}
+		})
+	}
+}
+
+// checkPage checks what every index.html must be: six charts, each an
+// svg with a title, and nothing fetched from anywhere.
+func checkPage(t *testing.T, page string, empty bool) {
+	t.Helper()
+	charts := chartsOf(page)
+	var ids []string
+	for id := range charts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	want := slices.Sorted(slices.Values(dashboardCharts))
+	if !slices.Equal(ids, want) {
+		t.Errorf("data-chart elements = %q, want %q", ids, want)
+	}
+	for id, body := range charts {
+		if !strings.Contains(body, "<svg") || !strings.Contains(body, "<title") || !strings.Contains(body, "</svg>") {
+			t.Errorf("chart %s has no svg with a title", id)
+		}
+		if got := strings.Contains(body, "no data yet"); got != empty {
+			t.Errorf("chart %s: \"no data yet\" shown = %v, want %v", id, got, empty)
+		}
+	}
+	lower := strings.ToLower(page)
+	for _, s := range []string{"http://", "https://", "src=", "href=", "url(", "@import", "<script", "<link", "<img", "<iframe"} {
+		if strings.Contains(lower, s) {
+			t.Errorf("index.html contains %q: the page must not load anything", s)
+		}
+	}
+}
+
+// chartsOf maps each data-chart name of a page to the markup inside its
+// element.
+func chartsOf(page string) map[string]string {
+	charts := map[string]string{}
+	const attr = `data-chart="`
+	for rest := page; ; {
+		i := strings.Index(rest, attr)
+		if i < 0 {
+			return charts
+		}
+		rest = rest[i+len(attr):]
+		id, body, _ := strings.Cut(rest, `"`)
+		body, _, _ = strings.Cut(body, "</figure>")
+		charts[id] = body
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run Dashboard -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file %s (go test -run Dashboard -update rewrites it):\n%s", filepath.Base(path), path, got)
+	}
+}
+
+func TestWriteDashboardReplaces(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteDashboard(dir, sampleMetrics()); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDashboard(dir, Metrics{}); err != nil {
+		t.Fatal(err)
+	}
+	if md := readFile(t, filepath.Join(dir, DashboardMarkdown)); !strings.Contains(md, "| Hit rate | no data |") {
+		t.Errorf("second write did not replace dashboard.md:\n%s", md)
+	}
+	if err := WriteDashboard(filepath.Join(dir, DashboardJSON, "x"), Metrics{}); err == nil {
+		t.Error("writing under a file succeeded")
+	}
+}
+
+func TestDashboardFormats(t *testing.T) {
+	tests := []struct {
+		got, want string
+	}{
+		{dashPercent(0), "0%"},
+		{dashPercent(0.004), "<1%"},
+		{dashPercent(0.995), ">99%"},
+		{dashPercent(1), "100%"},
+		{dashPercent(0.175), "18%"},
+		{dashInt(0), "0"},
+		{dashInt(999), "999"},
+		{dashInt(1234567), "1,234,567"},
+		{dashInt(-1234), "-1,234"},
+		{dashTokens(950), "950"},
+		{dashTokens(12_000), "12k"},
+		{dashTokens(12_345), "12.3k"},
+		{dashTokens(4_500_000), "4.5M"},
+		{dashNumber(3.44), "3.4"},
+		{dashNumber(1234.5), "1,235"},
+		{dashNumber(0), "0.0"},
+		{dashNumber(0.006), "0.006"},
+		{dashNumber(0.0095), "0.0095"},
+		{dashWeekOf("2026-03-16"), "2026-03-16"}, // a Monday
+		{dashWeekOf("2026-03-22"), "2026-03-16"}, // the Sunday after it
+		{dashWeekOf("not a date"), "not a date"},
+		{dashMD("a | b\n<c>"), `a \| b \<c\>`},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestDashboardChartScale(t *testing.T) {
+	tests := []struct {
+		v     float64
+		whole bool
+		top   float64
+		ticks []float64
+	}{
+		{0, true, 1, []float64{0, 1}},
+		{3, true, 3, []float64{0, 1, 2, 3}},
+		{9, true, 10, []float64{0, 5, 10}},
+		{9, false, 10, []float64{0, 2.5, 5, 7.5, 10}},
+		{0.7, false, 0.8, []float64{0, 0.2, 0.4, 0.6, 0.8}},
+		{92_000, true, 100_000, []float64{0, 25_000, 50_000, 75_000, 100_000}},
+	}
+	for _, tt := range tests {
+		top, ticks := chartScale(tt.v, tt.whole)
+		if top != tt.top || !slices.Equal(ticks, tt.ticks) {
+			t.Errorf("chartScale(%v, %v) = %v, %v; want %v, %v", tt.v, tt.whole, top, ticks, tt.top, tt.ticks)
+		}
+	}
+}
+
+// TestDashboardBrowser opens index.html in a headless Chromium: it must
+// load without a console message, show every chart, and paint more than a
+// blank page. It needs chromium, chromium-browser or google-chrome on
+// PATH, or LORE_TEST_BROWSER naming the binary (then a missing browser
+// fails the test instead of skipping it).
+func TestDashboardBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	browser := os.Getenv("LORE_TEST_BROWSER")
+	if browser != "" {
+		path, err := exec.LookPath(browser)
+		if err != nil {
+			t.Fatalf("LORE_TEST_BROWSER=%s: %v", browser, err)
+		}
+		browser = path
+	} else {
+		for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+			if path, err := exec.LookPath(name); err == nil {
+				browser = path
+				break
+			}
+		}
+	}
+	if browser == "" {
+		t.Skip("no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium); browser test skipped")
+	}
+
+	dir := t.TempDir()
+	if err := WriteDashboard(dir, sampleMetrics()); err != nil {
+		t.Fatal(err)
+	}
+	page := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, DashboardHTML))}).String()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+
+	shot := filepath.Join(dir, "screenshot.png")
+	_, stderr := runBrowser(ctx, t, browser, dir,
+		"--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir="+filepath.Join(dir, "profile-shot"),
+		"--screenshot="+shot, "--window-size=1280,2000", page)
+	checkConsole(t, stderr)
+	checkScreenshot(t, shot)
+
+	dom, stderr := runBrowser(ctx, t, browser, dir,
+		"--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir="+filepath.Join(dir, "profile-dom"),
+		"--enable-logging=stderr", "--v=0", "--dump-dom", page)
+	checkConsole(t, stderr)
+	charts := chartsOf(dom)
+	for _, id := range dashboardCharts {
+		if !strings.Contains(charts[id], "<svg") {
+			t.Errorf("the DOM Chromium loaded has no svg in data-chart=%q", id)
+		}
+	}
+	if len(charts) != len(dashboardCharts) {
+		t.Errorf("the DOM Chromium loaded has %d charts, want %d", len(charts), len(dashboardCharts))
+	}
+}
+
+func runBrowser(ctx context.Context, t *testing.T, browser, dir string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, browser, args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	t.Logf("%s %s", browser, strings.Join(args, " "))
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v (context: %v)\n%s", filepath.Base(browser), err, ctx.Err(), errOut.String())
+	}
+	return out.String(), errOut.String()
+}
+
+// checkConsole fails on anything the page said on the console, and on
+// script errors: the page has no script, so any of them is a fault. The
+// rest of Chromium's log (D-Bus, GPU) is about the machine, not the page.
+func checkConsole(t *testing.T, stderr string) {
+	t.Helper()
+	for line := range strings.Lines(stderr) {
+		for _, bad := range []string{"CONSOLE", "Uncaught", "SyntaxError", "TypeError", "ReferenceError", "Content Security Policy"} {
+			if strings.Contains(line, bad) {
+				t.Errorf("browser log: %s", strings.TrimSpace(line))
+				break
+			}
+		}
+	}
+}
+
+// checkScreenshot wants a 1280×2000 PNG with many colours, and with the
+// chart colour (light or dark scheme) filling bars.
+func checkScreenshot(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 2000 {
+		t.Errorf("screenshot is %dx%d, want 1280x2000", b.Dx(), b.Dy())
+	}
+	colours := map[[3]uint32]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}]++
+		}
+	}
+	chart := colours[[3]uint32{0x25, 0x63, 0xeb}] + colours[[3]uint32{0x74, 0xa7, 0xff}]
+	t.Logf("screenshot %dx%d, %d distinct colours, %d pixels of the chart colour", b.Dx(), b.Dy(), len(colours), chart)
+	if len(colours) < 50 {
+		t.Errorf("screenshot has %d distinct colours: the page looks blank", len(colours))
+	}
+	if chart < 1000 {
+		t.Errorf("screenshot has %d pixels of the chart colour: the charts did not paint", chart)
+	}
+}
