@@ -1077,7 +1077,31 @@ func costChart(all []Period) *chart {
 
 var dashboardPage = template.Must(template.New("index").Funcs(template.FuncMap{
 	"f": func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
-}).Parse(dashboardHTML))
+	"shares": func(what, unit string, rows []dashCount) dashShares {
+		return dashShares{What: what, Unit: unit, Rows: rows}
+	},
+}).Parse(dashboardHTML + sharesHTML))
+
+// dashShares is a table of counts and their shares.
+type dashShares struct {
+	What, Unit string
+	Rows       []dashCount
+}
+
+const sharesHTML = `{{define "shares"}}
+{{- if .Rows}}
+<table>
+<thead><tr><th>{{.What}}</th><th class="num">{{.Unit}}</th><th class="num">share</th></tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr><td>{{.Name}}</td><td class="num">{{.N}}</td><td class="num">{{.Share}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- else}}
+<p class="empty">No data yet.</p>
+{{- end}}
+{{- end}}`
 
 // dashboardHTML is the page: no script, nothing loaded from anywhere, and
 // a content security policy that says so.
@@ -1205,33 +1229,11 @@ svg{font-size:14px}svg .label,svg .legend{font-size:15px}svg .siglabel{font-size
 </div>
 <div class="panel">
 <h2>Outcomes</h2>
-{{- if .Outcomes}}
-<table>
-<thead><tr><th>outcome</th><th class="num">sessions</th><th class="num">share</th></tr></thead>
-<tbody>
-{{- range .Outcomes}}
-<tr><td>{{.Name}}</td><td class="num">{{.N}}</td><td class="num">{{.Share}}</td></tr>
-{{- end}}
-</tbody>
-</table>
-{{- else}}
-<p class="empty">No data yet.</p>
-{{- end}}
+{{- template "shares" (shares "outcome" "sessions" .Outcomes)}}
 </div>
 <div class="panel">
 <h2>Active knowledge by category</h2>
-{{- if .Categories}}
-<table>
-<thead><tr><th>category</th><th class="num">items</th><th class="num">share</th></tr></thead>
-<tbody>
-{{- range .Categories}}
-<tr><td>{{.Name}}</td><td class="num">{{.N}}</td><td class="num">{{.Share}}</td></tr>
-{{- end}}
-</tbody>
-</table>
-{{- else}}
-<p class="empty">No data yet.</p>
-{{- end}}
+{{- template "shares" (shares "category" "items" .Categories)}}
 </div>
 </section>
 </main>

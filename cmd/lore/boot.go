@@ -69,16 +69,8 @@ gives an empty context and exit 0.
   lore hooks install claude     # run boot at every Claude Code session start`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.JSON {
-				if cmd.Flags().Changed("format") && opts.Format != "json" {
-					return usagef("--json and --format %s disagree", opts.Format)
-				}
-				opts.Format = "json"
-			}
-			switch opts.Format {
-			case "md", "json", "claude-hook":
-			default:
-				return usagef("--format %q: want md, json or claude-hook", opts.Format)
+			if err := chooseFormat(cmd, opts.JSON, &opts.Format, "md", "json", "claude-hook"); err != nil {
+				return err
 			}
 			if opts.Repo != "" && opts.Cwd != "" {
 				return usagef("--repo and --cwd both name the repository; give one")

@@ -55,16 +55,8 @@ ready for xargs.`,
   lore sample --repo owner/name --since 2026-01-01 --json --output sample.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
-			if opts.JSON {
-				if cmd.Flags().Changed("format") && opts.Format != "json" {
-					return usagef("--json and --format %s disagree", opts.Format)
-				}
-				opts.Format = "json"
-			}
-			switch opts.Format {
-			case "table", "json", "paths":
-			default:
-				return usagef("--format %q: want table, json or paths", opts.Format)
+			if err := chooseFormat(cmd, opts.JSON, &opts.Format, "table", "json", "paths"); err != nil {
+				return err
 			}
 			if opts.Count < 0 {
 				return usagef("--count must not be negative")

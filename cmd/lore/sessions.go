@@ -179,6 +179,21 @@ func findSessions(ctx context.Context, o scanOptions) (*scanned, error) {
 	return &scanned{Result: res, roots: roots}, nil
 }
 
+// chooseFormat settles --format against --json (which means --format
+// json) and checks it is one of allowed.
+func chooseFormat(cmd *cobra.Command, jsonFlag bool, format *string, allowed ...string) error {
+	if jsonFlag {
+		if cmd.Flags().Changed("format") && *format != "json" {
+			return usagef("--json and --format %s disagree", *format)
+		}
+		*format = "json"
+	}
+	if !slices.Contains(allowed, *format) {
+		return usagef("--format %q: want %s or %s", *format, strings.Join(allowed[:len(allowed)-1], ", "), allowed[len(allowed)-1])
+	}
+	return nil
+}
+
 // filteredSessions finds the sessions under paths (or the default
 // locations) that pass the filter. Finding none where the user pointed is
 // an error; finding none by default is explained on stderr.
