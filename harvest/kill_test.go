@@ -85,7 +85,11 @@ func TestHarvestKilled(t *testing.T) {
 	start := time.Now()
 	out, err := run(ref).Output()
 	if err != nil {
-		t.Fatalf("harvest: %v", err)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("harvest: %v\n%s", err, stderr)
 	}
 	full := time.Since(start)
 	t.Logf("a whole harvest: %s", full)
