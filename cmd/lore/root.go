@@ -107,6 +107,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newMCPCmd(io, nil),
 		newHooksCmd(io, nil),
 		newContextCmd(io, nil),
+		newPruneCmd(io, nil),
 	)
 	return root
 }
