@@ -18,22 +18,16 @@ import (
 	"sync"
 	"time"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/sqlitex"
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
 
 // busyTimeout is how long SQLite itself waits for another connection's
-// lock; busyDeadline is how long a write retries after that before it
-// gives up with an error that says what to do.
-const (
-	busyTimeout  = 5 * time.Second
-	busyDeadline = 2 * time.Minute
-)
+// lock, before sqlitex retries.
+const busyTimeout = 5 * time.Second
 
 // Store is a lore.Store in one SQLite file.
 type Store struct {
@@ -41,11 +35,10 @@ type Store struct {
 	path string
 	now  func() time.Time
 
+	w *sqlitex.Writer
+
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // prepared multi-row inserts, by shape
-	// writing serialises this process's writers, which SQLite would do
-	// anyway, so that they wait without holding a connection each.
-	writing sync.Mutex
 }
 
 var _ lore.Store = (*Store)(nil)
@@ -77,13 +70,14 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db, path: path, now: opts.Now}
+	s := &Store{db: db, path: path, now: opts.Now,
+		w: &sqlitex.Writer{DB: db, Path: path, What: "store", Stuck: "a lore or sqlite3 process"}}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, explain(err))
+		return nil, fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
 	}
 	return s, nil
 }
@@ -137,7 +131,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	// WAL lets readers go on while one process writes; it is a property
 	// of the file, set once.
-	if err := s.retry(ctx, func() error {
+	if err := s.w.Retry(ctx, func() error {
 		_, err := s.db.ExecContext(ctx, "PRAGMA journal_mode=WAL")
 		return err
 	}); err != nil {
@@ -161,79 +155,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	})
 }
 
-// write runs fn in a write transaction (BEGIN IMMEDIATE), retrying while
-// another process holds the store, so that a user never sees "database is
-// locked" for a wait that ends.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	s.writing.Lock()
-	defer s.writing.Unlock()
-	return s.retry(ctx, func() error {
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if err := fn(tx); err != nil {
-			tx.Rollback()
-			return err
-		}
-		return tx.Commit()
-	})
-}
-
-// retry calls fn until it succeeds, fails with something other than a
-// busy store, or busyDeadline passes.
-func (s *Store) retry(ctx context.Context, fn func() error) error {
-	deadline := time.Now().Add(busyDeadline)
-	wait := 5 * time.Millisecond
-	for {
-		err := fn()
-		if err == nil || !busy(err) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the store %s has been locked by another process for %s; is a lore or sqlite3 process stuck? (%w)", s.path, busyDeadline, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, 200*time.Millisecond)
-	}
-}
-
-// busy reports whether err is SQLite saying another connection holds a
-// lock.
-func busy(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return true
-	}
-	return false
-}
-
-// explain turns SQLite's errors about the file itself into what a user
-// can act on.
-func explain(err error) error {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_NOTADB:
-			return errors.New("the file is not a lore store (not an SQLite database)")
-		case sqlite3.SQLITE_CORRUPT:
-			return errors.New("the store file is damaged (SQLite reports corruption); restore it from a backup or an export")
-		case sqlite3.SQLITE_READONLY:
-			return errors.New("the store file is read-only")
-		case sqlite3.SQLITE_CANTOPEN:
-			return errors.New("cannot open the store file: check the folder exists and is writable")
-		}
-	}
-	return err
-}
+// write runs fn in a write transaction, retrying while another process
+// holds the store.
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error { return s.w.Write(ctx, fn) }
 
 // micros and fromMicros convert times to and from the stored form.
 func micros(t time.Time) int64 { return t.UnixMicro() }

@@ -16,19 +16,15 @@ import (
 	"sync"
 	"time"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/lorehq/lore/internal/sqlitex"
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// busyTimeout is how long SQLite waits for another connection's lock;
-// busyDeadline is how long a write retries after that.
-const (
-	busyTimeout  = 5 * time.Second
-	busyDeadline = 2 * time.Minute
-)
+// busyTimeout is how long SQLite waits for another connection's lock,
+// before sqlitex retries.
+const busyTimeout = 5 * time.Second
 
 // Archive is an archive file of pruned sessions. Its methods are safe for
 // concurrent use.
@@ -37,9 +33,7 @@ type Archive struct {
 	path string
 	now  func() time.Time
 
-	// writing serialises this process's writers, which SQLite would do
-	// anyway, so that they wait without holding a connection each.
-	writing sync.Mutex
+	w *sqlitex.Writer
 	// training lets one Put train the first dictionary.
 	training sync.Mutex
 
@@ -106,14 +100,15 @@ func open(ctx context.Context, path string) (*Archive, error) {
 	}
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	a := &Archive{db: db, path: path, now: time.Now, codecs: map[int64]*codec{}}
+	a := &Archive{db: db, path: path, now: time.Now, codecs: map[int64]*codec{},
+		w: &sqlitex.Writer{DB: db, Path: path, What: "archive", Stuck: "another prune"}}
 	if err := a.migrate(ctx); err != nil {
 		db.Close()
-		return nil, explain(err)
+		return nil, sqlitex.Explain(err, "archive", "restore it from a backup")
 	}
 	if err := a.loadCurrent(ctx); err != nil {
 		a.Close()
-		return nil, explain(err)
+		return nil, sqlitex.Explain(err, "archive", "restore it from a backup")
 	}
 	return a, nil
 }
@@ -150,7 +145,7 @@ func (a *Archive) migrate(ctx context.Context) error {
 	if version == len(names) {
 		return nil
 	}
-	if err := a.retry(ctx, func() error {
+	if err := a.w.Retry(ctx, func() error {
 		_, err := a.db.ExecContext(ctx, "PRAGMA journal_mode=WAL")
 		return err
 	}); err != nil {
@@ -183,78 +178,9 @@ func (a *Archive) migrate(ctx context.Context) error {
 	})
 }
 
-// write runs fn in a write transaction (BEGIN IMMEDIATE), retrying while
-// another process holds the archive.
-func (a *Archive) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	a.writing.Lock()
-	defer a.writing.Unlock()
-	return a.retry(ctx, func() error {
-		tx, err := a.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if err := fn(tx); err != nil {
-			tx.Rollback()
-			return err
-		}
-		return tx.Commit()
-	})
-}
-
-// retry calls fn until it succeeds, fails with something other than a
-// busy database, or busyDeadline passes.
-func (a *Archive) retry(ctx context.Context, fn func() error) error {
-	deadline := time.Now().Add(busyDeadline)
-	wait := 5 * time.Millisecond
-	for {
-		err := fn()
-		if err == nil || !busy(err) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the archive %s has been locked by another process for %s; is another prune stuck? (%w)", a.path, busyDeadline, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, 200*time.Millisecond)
-	}
-}
-
-// busy reports whether err is SQLite saying another connection holds a
-// lock.
-func busy(err error) bool {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return true
-	}
-	return false
-}
-
-// explain turns SQLite's errors about the file itself into what a user
-// can act on.
-func explain(err error) error {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_NOTADB:
-			return errors.New("the file is not a lore archive (not an SQLite database)")
-		case sqlite3.SQLITE_CORRUPT:
-			return errors.New("the archive file is damaged (SQLite reports corruption); restore it from a backup")
-		case sqlite3.SQLITE_READONLY:
-			return errors.New("the archive file is read-only")
-		case sqlite3.SQLITE_CANTOPEN:
-			return errors.New("cannot open the archive file: check the folder exists and is writable")
-		}
-	}
-	return err
-}
+// write runs fn in a write transaction, retrying while another process
+// holds the archive.
+func (a *Archive) write(ctx context.Context, fn func(*sql.Tx) error) error { return a.w.Write(ctx, fn) }
 
 // Source describes the database sessions were archived from.
 type Source struct {

@@ -1,0 +1,110 @@
+// Package sqlitex is what lore's SQLite files share: one writer at a time
+// per process, write transactions retried while another process holds the
+// file (so that a user never sees "database is locked" for a wait that
+// ends), and SQLite's errors about the file itself in words a user can act
+// on.
+package sqlitex
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// BusyDeadline is how long a write retries after SQLite's own busy
+// timeout before it gives up.
+const BusyDeadline = 2 * time.Minute
+
+// Writer writes to one SQLite file.
+type Writer struct {
+	DB   *sql.DB
+	Path string
+	// What the file is, for messages: "store", "archive".
+	What string
+	// Stuck says what to suspect when the file stays locked.
+	Stuck string
+
+	// writing serialises this process's writers, which SQLite would do
+	// anyway, but with busy waits.
+	writing sync.Mutex
+}
+
+// Write runs fn in a write transaction (the DSN makes it BEGIN
+// IMMEDIATE), retrying while another process holds the file.
+func (w *Writer) Write(ctx context.Context, fn func(*sql.Tx) error) error {
+	w.writing.Lock()
+	defer w.writing.Unlock()
+	return w.Retry(ctx, func() error {
+		tx, err := w.DB.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// Retry calls fn until it succeeds, fails with something other than a
+// busy file, or BusyDeadline passes.
+func (w *Writer) Retry(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(BusyDeadline)
+	wait := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !Busy(err) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the %s %s has been locked by another process for %s; is %s stuck? (%w)", w.What, w.Path, BusyDeadline, w.Stuck, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 200*time.Millisecond)
+	}
+}
+
+// Busy reports whether err is SQLite saying another connection holds a
+// lock.
+func Busy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
+// Explain turns SQLite's errors about the file itself into what a user
+// can act on; what names the file ("store", "archive"), restore says how
+// to get it back when damaged.
+func Explain(err error, what, restore string) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("the file is not a lore %s (not an SQLite database)", what)
+		case sqlite3.SQLITE_CORRUPT:
+			return fmt.Errorf("the %s file is damaged (SQLite reports corruption); %s", what, restore)
+		case sqlite3.SQLITE_READONLY:
+			return fmt.Errorf("the %s file is read-only", what)
+		case sqlite3.SQLITE_CANTOPEN:
+			return fmt.Errorf("cannot open the %s file: check the folder exists and is writable", what)
+		}
+	}
+	return err
+}
