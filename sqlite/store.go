@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,49 +109,13 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// migrate applies the embedded migrations the file has not seen, in one
-// write transaction, so that processes opening a new store at once apply
-// them once.
+// migrate brings the schema up to date (see sqlitex.Writer.Migrate).
 func (s *Store) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	files, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	var version int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return err
-	}
-	if version > len(names) {
-		return fmt.Errorf("the store has schema version %d, newer than this lore knows (%d): upgrade lore", version, len(names))
-	}
-	if version == len(names) {
-		return nil
-	}
-	// WAL lets readers go on while one process writes; it is a property
-	// of the file, set once.
-	if err := s.w.Retry(ctx, func() error {
-		_, err := s.db.ExecContext(ctx, "PRAGMA journal_mode=WAL")
-		return err
-	}); err != nil {
-		return err
-	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-			return err
-		}
-		for i := version; i < len(names); i++ {
-			b, err := migrations.ReadFile(names[i])
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
-				return fmt.Errorf("migration %s: %w", filepath.Base(names[i]), err)
-			}
-		}
-		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(names)))
-		return err
-	})
+	return s.w.Migrate(ctx, files, nil)
 }
 
 // write runs fn in a write transaction, retrying while another process

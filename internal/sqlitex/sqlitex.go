@@ -10,6 +10,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"sort"
 	"sync"
 	"time"
 
@@ -107,4 +109,55 @@ func Explain(err error, what, restore string) error {
 		}
 	}
 	return err
+}
+
+// Migrate applies the migrations in files (*.sql, applied in name order)
+// that the file has not seen, by its user_version, in one write
+// transaction, so that processes opening a new file at once apply them
+// once. It sets WAL, a property of the file, first. fresh, if set, runs
+// in that transaction when the file has no version yet, to refuse a file
+// that is not one of ours.
+func (w *Writer) Migrate(ctx context.Context, files fs.FS, fresh func(*sql.Tx) error) error {
+	names, err := fs.Glob(files, "*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	var version int
+	if err := w.DB.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > len(names) {
+		return fmt.Errorf("the %s has schema version %d, newer than this lore knows (%d): upgrade lore", w.What, version, len(names))
+	}
+	if version == len(names) {
+		return nil
+	}
+	if err := w.Retry(ctx, func() error {
+		_, err := w.DB.ExecContext(ctx, "PRAGMA journal_mode=WAL")
+		return err
+	}); err != nil {
+		return err
+	}
+	return w.Write(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return err
+		}
+		if version == 0 && fresh != nil {
+			if err := fresh(tx); err != nil {
+				return err
+			}
+		}
+		for i := version; i < len(names); i++ {
+			b, err := fs.ReadFile(files, names[i])
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
+				return fmt.Errorf("migration %s: %w", names[i], err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(names)))
+		return err
+	})
 }

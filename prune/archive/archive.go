@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -128,53 +127,23 @@ func (a *Archive) Close() error {
 // Path returns the archive's file.
 func (a *Archive) Path() string { return a.path }
 
-// migrate brings the schema up to date in one write transaction.
+// migrate brings the schema up to date (see sqlitex.Writer.Migrate),
+// refusing an SQLite file that holds something else, such as the session
+// database itself.
 func (a *Archive) migrate(ctx context.Context) error {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	files, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
 	}
-	sort.Strings(names)
-	var version int
-	if err := a.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return err
-	}
-	if version > len(names) {
-		return fmt.Errorf("the archive has schema version %d, newer than this lore knows (%d): upgrade lore", version, len(names))
-	}
-	if version == len(names) {
-		return nil
-	}
-	if err := a.w.Retry(ctx, func() error {
-		_, err := a.db.ExecContext(ctx, "PRAGMA journal_mode=WAL")
-		return err
-	}); err != nil {
-		return err
-	}
-	return a.write(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+	return a.w.Migrate(ctx, files, func(tx *sql.Tx) error {
+		var tables int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
 			return err
 		}
-		if version == 0 {
-			var tables int
-			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
-				return err
-			}
-			if tables > 0 {
-				return errors.New("the file is an SQLite database but not a lore archive; choose another archive file")
-			}
+		if tables > 0 {
+			return errors.New("the file is an SQLite database but not a lore archive; choose another archive file")
 		}
-		for i := version; i < len(names); i++ {
-			b, err := migrations.ReadFile(names[i])
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
-				return fmt.Errorf("migration %s: %w", filepath.Base(names[i]), err)
-			}
-		}
-		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(names)))
-		return err
+		return nil
 	})
 }
 
