@@ -23,44 +23,102 @@ import (
 	"github.com/lorehq/lore/transcript"
 )
 
-// pruneRunners replace the work of prune's subcommands, so that tests
-// check flag parsing alone; nil runs the real thing.
+// pruneRunners replace the work of prune and its subcommands, so that
+// tests check flag parsing alone; nil runs the real thing.
 type pruneRunners struct {
-	Stats func(context.Context, *pruneStatsOptions) error
+	Run     func(context.Context, *pruneRunOptions) error
+	Stats   func(context.Context, *pruneStatsOptions) error
+	Restore func(context.Context, *pruneRestoreOptions) error
+	List    func(context.Context, *pruneListOptions) error
 }
 
 const pruneDBHelp = `The database is $HERMES_HOME/state.db (HERMES_HOME defaults to ~/.hermes);
---db PATH names another.`
+--db PATH names another. The archive is state-archive.db beside it unless
+--archive names another.`
 
 func newPruneCmd(ios *iostreams.IOStreams, runners *pruneRunners) *cobra.Command {
 	if runners == nil {
 		runners = &pruneRunners{}
 	}
+	opts := &pruneRunOptions{IO: ios, Env: hostEnv(), Now: time.Now}
+	var leakAfter, archiveAfter string
 	cmd := &cobra.Command{
 		Use:   "prune",
 		Short: "Look after an agent's own session database (Hermes state.db)",
 		Long: `An agent's own session database grows without bound: Hermes keeps every
 session and message in ~/.hermes/state.db, and sessions the agent never closed
-(it crashed or was killed) pile up with them.
+(it crashed or was killed) pile up with them. lore prune:
 
-lore prune stats reports the database's shape without changing it: its size and
-free pages, sessions ended, open and leaked (open and idle longer than
---leak-after), how old the sessions are by last activity, messages by role and
-the bytes of their content, the largest sessions, the space each table and FTS
-index takes, and the schema version and shape as the database reports them.
+  1. backs the database up (VACUUM INTO state-backup.db beside it, 0600)
+     unless --no-backup;
+  2. closes leaked sessions, open with no message for longer than
+     --leak-after: ended_at becomes their last message's time, end_reason
+     "leaked";
+  3. moves to the archive the sessions ended longer ago than --archive-after,
+     and the oldest beyond --max-sessions, with their messages. A session
+     moves only with the sessions that continue it (parent_session_id), so
+     every link left in the database holds. The archive is an SQLite file of
+     zstd-compressed rows sharing one trained dictionary; every row is read
+     back and compared before anything is deleted, and deletes run in short
+     transactions through Hermes' own triggers, so the FTS index stays
+     consistent and the agent can go on writing;
+  4. checks the database (integrity_check, each FTS table's integrity-check,
+     foreign keys) and VACUUMs it, unless the agent wrote to it meanwhile or
+     --no-vacuum.
 
-` + pruneDBHelp,
-		Example: `  lore prune stats
-  lore prune stats --db ~/backup/state.db --leak-after 3d --json`,
+A prune cut off at any moment leaves a sound database with every message in
+it or in the archive; the next run finishes the job. --dry-run changes
+nothing and reports the age distribution, the leaked sessions, what would be
+archived and about how many bytes it would save.
+
+lore prune restore puts archived sessions back exactly as they were; lore
+prune list shows what the archive holds; lore prune stats reports the
+database's shape without changing it.
+
+` + pruneDBHelp + `
+
+Exit codes: 0 ok, 1 no database, not a Hermes state.db, or a step failed
+(nothing is lost: the error says what stayed where), 2 usage error.`,
+		Example: `  lore prune --dry-run
+  lore prune
+  lore prune --archive-after 14d --max-sessions 500 --json
+  lore prune list
+  lore prune restore 20250301_101500_a1b2c3
+  lore prune stats --db ~/backup/state.db`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown prune command %q: want stats", args[0])
+				return usagef("unknown prune command %q: want stats, list or restore, or no argument to prune", args[0])
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opts.LeakAfter, err = parseSpan(leakAfter); err != nil {
+				return usagef("--leak-after: %v", err)
+			}
+			if opts.ArchiveAfter, err = parseSpan(archiveAfter); err != nil {
+				return usagef("--archive-after: %v", err)
+			}
+			if opts.MaxSessions < 0 {
+				return usagef("--max-sessions: %d: want 0 (no cap) or more", opts.MaxSessions)
+			}
+			if runners.Run != nil {
+				return runners.Run(cmd.Context(), opts)
+			}
+			return pruneRun(cmd.Context(), opts)
+		},
 	}
-	cmd.AddCommand(newPruneStatsCmd(ios, runners.Stats))
+	f := cmd.Flags()
+	f.StringVar(&opts.DB, "db", "", "the state.db to prune (default $HERMES_HOME/state.db, else ~/.hermes/state.db)")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "change nothing; report what a prune would do")
+	f.StringVar(&leakAfter, "leak-after", "7d", "close open sessions idle longer than this (e.g. 7d, 12h)")
+	f.StringVar(&archiveAfter, "archive-after", "30d", "archive sessions ended longer ago than this")
+	f.IntVar(&opts.MaxSessions, "max-sessions", 0, "keep at most this many sessions, archiving the oldest (0: no cap)")
+	f.StringVar(&opts.Archive, "archive", "", "the archive file (default state-archive.db beside the database)")
+	f.BoolVar(&opts.NoVacuum, "no-vacuum", false, "do not VACUUM the database afterwards")
+	f.BoolVar(&opts.NoBackup, "no-backup", false, "do not back the database up first")
+	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	cmd.AddCommand(newPruneStatsCmd(ios, runners.Stats), newPruneRestoreCmd(ios, runners.Restore), newPruneListCmd(ios, runners.List))
 	return cmd
 }
 
@@ -168,16 +226,22 @@ func hermesStateDB(env transcript.Env) (string, error) {
 	return "", usagef("no default place for Hermes' state.db: pass --db")
 }
 
+// stateDBPath is the database a prune command works on: --db, with ~/
+// expanded, else Hermes' own.
+func stateDBPath(env transcript.Env, db string) (string, error) {
+	if db == "" {
+		return hermesStateDB(env)
+	}
+	if strings.HasPrefix(db, "~/") && env.Home != "" {
+		return filepath.Join(env.Home, db[2:]), nil
+	}
+	return db, nil
+}
+
 func pruneStatsRun(ctx context.Context, opts *pruneStatsOptions) error {
-	path := opts.DB
-	if path == "" {
-		p, err := hermesStateDB(opts.Env)
-		if err != nil {
-			return err
-		}
-		path = p
-	} else if strings.HasPrefix(path, "~/") && opts.Env.Home != "" {
-		path = filepath.Join(opts.Env.Home, path[2:])
+	path, err := stateDBPath(opts.Env, opts.DB)
+	if err != nil {
+		return err
 	}
 	db, err := prune.OpenReadOnly(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -233,16 +297,11 @@ func writeStats(w io.Writer, r prune.Report, leakAfter time.Duration) {
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "last activity\tsessions\topen\tleaked\tmessages\tcontent\t")
-	for _, b := range r.Ages {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", b.Label, count(b.Sessions), count(b.Open), count(b.Leaked), count(b.Messages), humanBytes(b.ContentBytes))
-	}
-	tw.Flush()
+	writeAges(w, r)
 
 	if len(r.Largest) > 0 {
 		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "largest sessions\tmessages\tcontent\tlast activity\tstate")
 		for _, s := range r.Largest {
 			state := "ended"
@@ -255,13 +314,23 @@ func writeStats(w io.Writer, r prune.Report, leakAfter time.Duration) {
 	}
 	if len(r.Space) > 0 {
 		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "space (with indexes)\tbytes")
 		for _, s := range r.Space {
 			fmt.Fprintf(tw, "%s\t%s\n", s.Name, humanBytes(s.Bytes))
 		}
 		tw.Flush()
 	}
+}
+
+// writeAges prints the sessions by last activity.
+func writeAges(w io.Writer, r prune.Report) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "last activity\tsessions\topen\tleaked\tmessages\tcontent\t")
+	for _, b := range r.Ages {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", b.Label, count(b.Sessions), count(b.Open), count(b.Leaked), count(b.Messages), humanBytes(b.ContentBytes))
+	}
+	tw.Flush()
 }
 
 // count writes n with thousands separators.

@@ -202,8 +202,9 @@ func TestPruneStatsErrors(t *testing.T) {
 }
 
 func TestPruneHelp(t *testing.T) {
-	r := runLore(t, "", "prune")
-	if r.code != 0 || !strings.Contains(r.stdout, "lore prune stats reports") || !strings.Contains(r.stdout, "stats       Report the shape") {
+	r := runLore(t, "", "prune", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "lore prune stats reports") || !strings.Contains(r.stdout, "stats       Report the shape") ||
+		!strings.Contains(r.stdout, "--dry-run") || !strings.Contains(r.stdout, "restore     Put archived sessions back") {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
 }

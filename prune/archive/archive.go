@@ -253,6 +253,15 @@ func (a *Archive) addDictionary(ctx context.Context, dictionary []byte) (*codec,
 	return c, nil
 }
 
+// HasDictionary reports whether the archive has a dictionary, so that a
+// caller trains one from a sample of everything it archives only once.
+func (a *Archive) HasDictionary(ctx context.Context) (bool, error) {
+	if err := a.loadCurrent(ctx); err != nil {
+		return false, fmt.Errorf("archive dictionary: %w", err)
+	}
+	return a.currentCodec() != nil, nil
+}
+
 // loadCurrent makes the newest stored dictionary the one new rows use.
 func (a *Archive) loadCurrent(ctx context.Context) error {
 	var id int64
