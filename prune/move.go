@@ -3,6 +3,7 @@ package prune
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +13,8 @@ import (
 )
 
 // ftsWork is what prune does itself to keep the FTS tables in step when
-// no trigger on messages does: statements taking one session id, run
+// no trigger on messages does: statements taking a JSON array of session
+// ids, run
 // before a session's messages are deleted (remove) and after they are
 // restored (add).
 type ftsWork struct {
@@ -49,17 +51,17 @@ func ftsUpkeep(s Schema) (ftsWork, error) {
 		if !removes {
 			switch {
 			case f.Kind == FTSExternal:
-				w.remove = append(w.remove, fmt.Sprintf("INSERT INTO %[1]s(%[1]s, rowid, %[2]s) SELECT 'delete', %[3]s, %[2]s FROM %[4]s WHERE %[5]s = ?",
+				w.remove = append(w.remove, fmt.Sprintf("INSERT INTO %[1]s(%[1]s, rowid, %[2]s) SELECT 'delete', %[3]s, %[2]s FROM %[4]s WHERE %[5]s IN (SELECT value FROM json_each(?))",
 					name, strings.Join(cols, ", "), quote(rowid), msgs, sid))
 			case f.Kind == FTSOwn || f.Options["contentless_delete"] == "1":
-				w.remove = append(w.remove, fmt.Sprintf("DELETE FROM %s WHERE rowid IN (SELECT %s FROM %s WHERE %s = ?)", name, quote(rowid), msgs, sid))
+				w.remove = append(w.remove, fmt.Sprintf("DELETE FROM %s WHERE rowid IN (SELECT %s FROM %s WHERE %s IN (SELECT value FROM json_each(?)))", name, quote(rowid), msgs, sid))
 			default:
 				return w, fmt.Errorf("prune: FTS table %s keeps no text and no trigger removes deleted messages from it, so deleting messages would leave it inconsistent; nothing was changed", f.Name)
 			}
 		}
 		if !adds {
 			if f.Kind == FTSExternal {
-				w.add = append(w.add, fmt.Sprintf("INSERT INTO %[1]s(rowid, %[2]s) SELECT %[3]s, %[2]s FROM %[4]s WHERE %[5]s = ?",
+				w.add = append(w.add, fmt.Sprintf("INSERT INTO %[1]s(rowid, %[2]s) SELECT %[3]s, %[2]s FROM %[4]s WHERE %[5]s IN (SELECT value FROM json_each(?))",
 					name, strings.Join(cols, ", "), quote(rowid), msgs, sid))
 			} else {
 				w.notes = append(w.notes, fmt.Sprintf("no trigger indexes new messages in %s: restored messages are not in it until Hermes rebuilds it", f.Name))
@@ -277,26 +279,29 @@ func (m *mover) read(ctx context.Context, nodes []*node) ([]archive.Session, err
 }
 
 // remove deletes archived sessions from the database in one write
-// transaction, children before parents as the plan orders them. A
-// session is deleted only when the database still holds exactly what
-// was archived — its row, its messages' count and last id — and no
-// session left names it as parent; any other is changed, and stays.
+// transaction. A session is deleted only when the database still holds
+// exactly what was archived — its row, its messages' count and last id —
+// and every session naming it as parent goes too (the plan puts children
+// first); any other is changed, and stays. The messages go in one
+// statement: FTS5 writes what a statement removed from its index as one
+// segment, and a statement per session would leave thousands to merge.
 func (m *mover) remove(ctx context.Context, nodes []*node, archived []archive.Session) (changed []*node, err error) {
+	sessCols := archive.SelectColumns(m.s.Sessions.ColumnNames())
+	rowQ := fmt.Sprintf("SELECT %s FROM %s WHERE id = ?", sessCols, quote(m.s.Sessions.Name))
+	countQ := fmt.Sprintf("SELECT count(*), max(id) FROM %s WHERE %s = ?", quote(m.s.Messages.Name), quote(m.s.SessionColumn))
+	childrenQ := ""
+	if m.s.ParentColumn != "" {
+		childrenQ = fmt.Sprintf("SELECT id FROM %s WHERE %s = ?", quote(m.s.Sessions.Name), quote(m.s.ParentColumn))
+	}
 	err = m.w.Write(ctx, func(tx *sql.Tx) error {
 		changed = changed[:0]
-		sessCols := archive.SelectColumns(m.s.Sessions.ColumnNames())
-		stmts := map[string]string{
-			"row":      fmt.Sprintf("SELECT %s FROM %s WHERE id = ?", sessCols, quote(m.s.Sessions.Name)),
-			"count":    fmt.Sprintf("SELECT count(*), max(id) FROM %s WHERE %s = ?", quote(m.s.Messages.Name), quote(m.s.SessionColumn)),
-			"delMsgs":  fmt.Sprintf("DELETE FROM %s WHERE %s = ?", quote(m.s.Messages.Name), quote(m.s.SessionColumn)),
-			"delSess":  fmt.Sprintf("DELETE FROM %s WHERE id = ?", quote(m.s.Sessions.Name)),
-			"children": fmt.Sprintf("SELECT count(*) FROM %s WHERE 0 AND id = ?", quote(m.s.Sessions.Name)),
-		}
-		if m.s.ParentColumn != "" {
-			stmts["children"] = fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = ?", quote(m.s.Sessions.Name), quote(m.s.ParentColumn))
-		}
+		gone := make(map[string]bool, len(nodes))
+		var ids []string
 		for i, n := range nodes {
-			same, err := m.unchanged(ctx, tx, stmts, archived[i])
+			same, err := m.unchanged(ctx, tx, rowQ, countQ, archived[i])
+			if err == nil && same && childrenQ != "" {
+				same, err = allIn(ctx, tx, childrenQ, n.id, gone)
+			}
 			if err != nil {
 				return fmt.Errorf("session %s: %w", n.id, err)
 			}
@@ -304,17 +309,28 @@ func (m *mover) remove(ctx context.Context, nodes []*node, archived []archive.Se
 				changed = append(changed, n)
 				continue
 			}
-			for _, q := range m.fts.remove {
-				if _, err := tx.ExecContext(ctx, q, n.id); err != nil {
-					return fmt.Errorf("session %s: %w", n.id, err)
-				}
+			gone[n.id] = true
+			ids = append(ids, n.id)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		list, err := json.Marshal(ids)
+		if err != nil {
+			return err
+		}
+		for _, q := range m.fts.remove {
+			if _, err := tx.ExecContext(ctx, q, string(list)); err != nil {
+				return err
 			}
-			if _, err := tx.ExecContext(ctx, stmts["delMsgs"], n.id); err != nil {
-				return fmt.Errorf("session %s: delete messages: %w", n.id, err)
-			}
-			if _, err := tx.ExecContext(ctx, stmts["delSess"], n.id); err != nil {
-				return fmt.Errorf("session %s: delete session: %w", n.id, err)
-			}
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s IN (SELECT value FROM json_each(?))",
+			quote(m.s.Messages.Name), quote(m.s.SessionColumn)), string(list)); err != nil {
+			return fmt.Errorf("delete messages: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE id IN (SELECT value FROM json_each(?))",
+			quote(m.s.Sessions.Name)), string(list)); err != nil {
+			return fmt.Errorf("delete sessions: %w", err)
 		}
 		return nil
 	})
@@ -324,10 +340,30 @@ func (m *mover) remove(ctx context.Context, nodes []*node, archived []archive.Se
 	return changed, nil
 }
 
+// allIn reports whether every session the query names (the children of
+// id) is in set.
+func allIn(ctx context.Context, tx *sql.Tx, query, id string, set map[string]bool) (bool, error) {
+	rows, err := tx.QueryContext(ctx, query, id)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var child sql.NullString
+		if err := rows.Scan(&child); err != nil {
+			return false, err
+		}
+		if !set[child.String] {
+			return false, nil
+		}
+	}
+	return true, rows.Err()
+}
+
 // unchanged reports whether the database holds what was archived of a
-// session, and nothing names it as parent any longer.
-func (m *mover) unchanged(ctx context.Context, tx *sql.Tx, stmts map[string]string, a archive.Session) (bool, error) {
-	rows, err := tx.QueryContext(ctx, stmts["row"], a.ID)
+// session.
+func (m *mover) unchanged(ctx context.Context, tx *sql.Tx, rowQ, countQ string, a archive.Session) (bool, error) {
+	rows, err := tx.QueryContext(ctx, rowQ, a.ID)
 	if err != nil {
 		return false, err
 	}
@@ -345,7 +381,7 @@ func (m *mover) unchanged(ctx context.Context, tx *sql.Tx, stmts map[string]stri
 	}
 	var count int
 	var last sql.NullInt64
-	if err := tx.QueryRowContext(ctx, stmts["count"], a.ID).Scan(&count, &last); err != nil {
+	if err := tx.QueryRowContext(ctx, countQ, a.ID).Scan(&count, &last); err != nil {
 		return false, err
 	}
 	if count != len(a.Messages) {
@@ -357,12 +393,5 @@ func (m *mover) unchanged(ctx context.Context, tx *sql.Tx, stmts map[string]stri
 			maxID = id.Int
 		}
 	}
-	if count > 0 && maxID != last.Int64 {
-		return false, nil
-	}
-	var children int
-	if err := tx.QueryRowContext(ctx, stmts["children"], a.ID).Scan(&children); err != nil {
-		return false, err
-	}
-	return children == 0, nil
+	return count == 0 || maxID == last.Int64, nil
 }

@@ -188,7 +188,11 @@ func choose(nodes []*node, now time.Time, leakAfter, archiveAfter time.Duration,
 	}
 	for _, n := range nodes {
 		settle(n)
-		for a, seen := byID[n.parent], 0; a != nil && a != n && seen < len(nodes); a, seen = byID[a.parent], seen+1 {
+		// Depth counts distinct ancestors, so that below a cycle of
+		// links a child is still deeper than its parent.
+		seen := map[*node]bool{n: true}
+		for a := byID[n.parent]; a != nil && !seen[a]; a = byID[a.parent] {
+			seen[a] = true
 			n.depth++
 		}
 		if n.activity().IsZero() {

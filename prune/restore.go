@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -154,7 +155,8 @@ func Restore(ctx context.Context, path, archivePath string, ids []string) (Resto
 				}
 			}
 			for _, q := range fts.add {
-				if _, err := tx.ExecContext(ctx, q, wt.s.ID); err != nil {
+				list, _ := json.Marshal([]string{wt.s.ID})
+				if _, err := tx.ExecContext(ctx, q, string(list)); err != nil {
 					return err
 				}
 			}
