@@ -243,6 +243,9 @@ func Run(ctx context.Context, path string, o Options) (Result, error) {
 
 	t = time.Now()
 	m := mover{db: db, w: w, arc: arc, s: s, fts: fts, progress: o.Progress}
+	if err := m.readAutomerge(ctx); err != nil {
+		return r, err
+	}
 	if err := m.train(ctx, p.archive); err != nil {
 		return r, err
 	}

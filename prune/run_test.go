@@ -163,6 +163,11 @@ func TestPruneVersions(t *testing.T) {
 			o := hermesdb.Options{Version: tt.version, Migrated: tt.migrated, Sessions: 150, MessagesPerSession: 8, Leaked: 0.6, Parents: 0.2, Seed: 7, ContentScale: 0.5}
 			path, sum := generate(t, o)
 			dir := filepath.Dir(path)
+			if tt.migrated {
+				// A setting of its own, which prune must leave as it is.
+				exec(t, path, "INSERT INTO messages_fts(messages_fts, rank) VALUES('automerge', 8)")
+			}
+			settings := ftsSettings(t, path)
 			before := take(t, path)
 			now := newest(sum).Add(24 * time.Hour)
 			opts := pruneOptions(dir, now)
@@ -212,6 +217,9 @@ func TestPruneVersions(t *testing.T) {
 				t.Errorf("backup holds %d sessions and %d messages, want %d and %d", len(b.sessions), len(b.ids), len(before.sessions), len(before.ids))
 			}
 			healthy(t, path, 0)
+			if got := ftsSettings(t, path); got != settings {
+				t.Errorf("FTS settings after the prune:\n%s\nbefore:\n%s", got, settings)
+			}
 
 			after := take(t, path)
 			arc, err := archive.Open(ctx, opts.Archive)
@@ -334,4 +342,25 @@ func newest(sum hermesdb.Summary) time.Time {
 		}
 	}
 	return t
+}
+
+// ftsSettings lists the rows of every FTS table's config shadow table.
+func ftsSettings(t testing.TB, path string) string {
+	t.Helper()
+	db := rw(t, path)
+	defer db.Close()
+	var b strings.Builder
+	for _, f := range inspect(t, path).FTS {
+		rows, err := db.Query(fmt.Sprintf("SELECT k, v FROM %s_config ORDER BY k", f.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var k, v any
+			rows.Scan(&k, &v)
+			fmt.Fprintf(&b, "%s %v=%v\n", f.Name, k, v)
+		}
+		rows.Close()
+	}
+	return b.String()
 }
