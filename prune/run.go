@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/lorehq/lore/internal/sqlitex"
@@ -186,7 +187,11 @@ func Run(ctx context.Context, path string, o Options) (Result, error) {
 			return r, err
 		}
 		defer arc.Close()
-		if err := arc.SetSource(ctx, source(path, s)); err != nil {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return r, err
+		}
+		if err := arc.SetSource(ctx, source(abs, s)); err != nil {
 			return r, err
 		}
 	}
