@@ -364,3 +364,65 @@ func ftsSettings(t testing.TB, path string) string {
 	}
 	return b.String()
 }
+
+// TestRestoreAfterUpgrade restores into a database whose tables changed
+// since the prune: columns added by a newer Hermes take their defaults,
+// and a column the archived rows have but the table lost stops the
+// restore before anything changes.
+func TestRestoreAfterUpgrade(t *testing.T) {
+	ctx := context.Background()
+	path, sum := generate(t, hermesdb.Options{Version: 6, Sessions: 30, MessagesPerSession: 5, Seed: 2, ContentScale: 0.3})
+	opts := pruneOptions(filepath.Dir(path), newest(sum).Add(400*24*time.Hour))
+	if _, err := prune.Run(ctx, path, opts); err != nil {
+		t.Fatal(err)
+	}
+	arc, err := archive.Open(ctx, opts.Archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := arc.List(ctx)
+	var id string
+	for _, e := range entries {
+		if e.ParentID == "" && e.Messages > 0 {
+			id = e.ID
+			break
+		}
+	}
+	want, err := arc.Get(ctx, id)
+	arc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	exec(t, path, "ALTER TABLE sessions ADD COLUMN api_call_count INTEGER DEFAULT 0",
+		"ALTER TABLE messages ADD COLUMN codex_message_items TEXT")
+	if _, err := prune.Restore(ctx, path, opts.Archive, []string{id}); err != nil {
+		t.Fatal(err)
+	}
+	back := take(t, path)
+	for _, v := range want.Row {
+		if got, _ := back.sessions[id].Get(v.Column); !got.Equal(v) {
+			t.Errorf("%s: %v, archived %v", v.Column, got, v)
+		}
+	}
+	if v, _ := back.sessions[id].Get("api_call_count"); v.Kind != archive.Integer || v.Int != 0 {
+		t.Errorf("the added column holds %v, want its default 0", v)
+	}
+	if len(back.messages[id]) != len(want.Messages) {
+		t.Fatalf("%d messages back, %d archived", len(back.messages[id]), len(want.Messages))
+	}
+	healthy(t, path, 0)
+
+	// A table that lost a column the rows have: nothing is restored.
+	if _, err := prune.Run(ctx, path, opts); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, path, "ALTER TABLE messages DROP COLUMN finish_reason")
+	_, err = prune.Restore(ctx, path, opts.Archive, []string{id})
+	if err == nil || !strings.Contains(err.Error(), "finish_reason") {
+		t.Errorf("restore into a table without finish_reason: %v", err)
+	}
+	if now := take(t, path); len(now.sessions) != 0 || len(now.ids) != 0 {
+		t.Errorf("a failed restore left %d sessions and %d messages", len(now.sessions), len(now.ids))
+	}
+}
