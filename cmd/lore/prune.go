@@ -3,11 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -244,11 +241,8 @@ func pruneStatsRun(ctx context.Context, opts *pruneStatsOptions) error {
 		return err
 	}
 	db, err := prune.OpenReadOnly(ctx, path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("no Hermes state.db at %s: pass --db PATH or set HERMES_HOME", path)
-	}
 	if err != nil {
-		return err
+		return noStateDB(path, err)
 	}
 	defer db.Close()
 	r, err := prune.Stats(ctx, db, opts.Now(), opts.LeakAfter)
@@ -256,9 +250,7 @@ func pruneStatsRun(ctx context.Context, opts *pruneStatsOptions) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		return writeJSON(opts.IO.Out, r)
 	}
 	writeStats(opts.IO.Out, r, opts.LeakAfter)
 	return nil

@@ -36,6 +36,13 @@ type pruneRunOptions struct {
 	JSON         bool
 }
 
+// writeJSON writes v as one line of JSON, leaving <, > and & as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
 // noStateDB turns a missing database into what to do about it.
 func noStateDB(path string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
@@ -62,9 +69,7 @@ func pruneRun(ctx context.Context, opts *pruneRunOptions) error {
 		return noStateDB(path, err)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		return writeJSON(opts.IO.Out, r)
 	}
 	if r.DryRun {
 		writeDryRun(opts.IO.Out, r)
@@ -214,9 +219,7 @@ func pruneRestoreRun(ctx context.Context, opts *pruneRestoreOptions) error {
 		return noStateDB(path, err)
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		return writeJSON(opts.IO.Out, r)
 	}
 	for _, s := range r.Restored {
 		fmt.Fprintf(opts.IO.Out, "restored %s (%s messages)", s.ID, count(s.Messages))
@@ -286,10 +289,8 @@ func pruneListRun(ctx context.Context, opts *pruneListOptions) error {
 		return err
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
 		for _, e := range entries {
-			if err := enc.Encode(struct {
+			if err := writeJSON(opts.IO.Out, struct {
 				ID         string    `json:"id"`
 				Parent     string    `json:"parent,omitempty"`
 				ArchivedAt time.Time `json:"archived_at"`
