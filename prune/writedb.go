@@ -26,26 +26,14 @@ var WriteBusyTimeout = time.Second
 // BEGIN IMMEDIATE, so that a write transaction takes the lock when it
 // starts rather than failing half way.
 func openWrite(ctx context.Context, path string) (*sql.DB, *sqlitex.Writer, error) {
-	abs, err := filepath.Abs(path)
+	abs, _, err := databaseFile(path)
 	if err != nil {
 		return nil, nil, err
-	}
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, fmt.Errorf("no database at %s: %w", path, fs.ErrNotExist)
-	case err != nil:
-		return nil, nil, err
-	case fi.IsDir():
-		return nil, nil, fmt.Errorf("%s is a folder, not a database file", path)
-	}
-	if _, err := header(abs); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.Itoa(int(WriteBusyTimeout/time.Millisecond)))
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+escapeURIPath(abs)+"?"+q.Encode())
+	db, err := sql.Open("sqlite", "file:"+sqlitex.EscapePath(abs)+"?"+q.Encode())
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -6,15 +6,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+
+	"github.com/lorehq/lore/internal/sqlitex"
 )
 
 // SQLite session databases (Goose sessions.db, Hermes state.db) share one
@@ -175,20 +176,20 @@ func sqlitedbOpen(ctx context.Context, path string) (*sqlitedbDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	hdr, err := sqlitedbHeader(abs)
+	hdr, err := sqlitex.Header(abs)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, err
+		}
+		return nil, notTranscript("%v", err)
 	}
-	// Bytes 18 and 19 are the read and write format versions: 2 is WAL.
-	wal := hdr[18] == 2 || hdr[19] == 2
-	inUse := sqlitedbExists(abs+"-wal") && sqlitedbExists(abs+"-shm")
-	immutable := wal && !inUse
-	d, err := sqlitedbTry(ctx, abs, immutable)
+	uri, immutable := sqlitex.ReadOnlyURI(abs, hdr, sqlitedbBusy)
+	d, err := sqlitedbTry(ctx, uri)
 	if err != nil && !immutable && sqlitedbCantOpen(err) {
 		// A folder lore may not create a lock or -shm file in: read the
 		// database file as it is. Never done for a lock held by a writer,
 		// which immutable would read through.
-		if d2, err2 := sqlitedbTry(ctx, abs, true); err2 == nil {
+		if d2, err2 := sqlitedbTry(ctx, sqlitex.ImmutableURI(abs)); err2 == nil {
 			return d2, nil
 		}
 	}
@@ -203,12 +204,8 @@ func sqlitedbCantOpen(err error) bool {
 		strings.Contains(msg, "read-only") || strings.Contains(msg, "CANTOPEN")
 }
 
-func sqlitedbTry(ctx context.Context, abs string, immutable bool) (*sqlitedbDB, error) {
-	params := fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", sqlitedbBusy.Milliseconds())
-	if immutable {
-		params = "mode=ro&immutable=1&_pragma=query_only(1)"
-	}
-	db, err := sql.Open("sqlite", "file:"+sqlitedbEscape(abs)+"?"+params)
+func sqlitedbTry(ctx context.Context, uri string) (*sqlitedbDB, error) {
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return nil, fmt.Errorf("open SQLite database: %w", err)
 	}
@@ -265,34 +262,6 @@ func (d *sqlitedbDB) readSchema(ctx context.Context) (sqlitedbSchema, error) {
 		s[t] = cols
 	}
 	return s, nil
-}
-
-// sqlitedbHeader reads the 100-byte database header.
-func sqlitedbHeader(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	hdr := make([]byte, 100)
-	if _, err := io.ReadFull(f, hdr); err != nil {
-		return nil, notTranscript("a SQLite header cut short (%d bytes needed)", len(hdr))
-	}
-	if !bytes.HasPrefix(hdr, sqlitedbMagic) {
-		return nil, notTranscript("not a SQLite database")
-	}
-	return hdr, nil
-}
-
-func sqlitedbExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// sqlitedbEscape makes a path safe inside a file: URI, where ?, # and %
-// have meanings.
-func sqlitedbEscape(path string) string {
-	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
 }
 
 // sqlitedbError turns driver errors into one line that says what to do.
