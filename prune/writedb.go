@@ -128,10 +128,11 @@ func compact(ctx context.Context, db *sql.DB, s Schema, startVersion int64) (not
 	if v != startVersion {
 		return "skipped: another process (the agent) wrote to the database during the prune; run lore prune again while it is idle to reclaim the space", nil
 	}
-	if _, err := db.ExecContext(ctx, "PRAGMA busy_timeout = 250"); err != nil {
+	restore, err := impatient(ctx, db)
+	if err != nil {
 		return "", err
 	}
-	defer db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", WriteBusyTimeout.Milliseconds()))
+	defer restore()
 	for _, f := range s.FTS {
 		if _, err := db.ExecContext(ctx, fmt.Sprintf("INSERT INTO %[1]s(%[1]s) VALUES('optimize')", quote(f.Name))); err != nil {
 			if sqlitex.Busy(err) {
@@ -154,6 +155,22 @@ func compact(ctx context.Context, db *sql.DB, s Schema, startVersion int64) (not
 		return "done; the file shrinks once the agent's open read ends (the WAL could not be checkpointed yet)", nil
 	}
 	return "done", nil
+}
+
+// impatientTimeout is how long the steps that hold the database for
+// seconds (compaction, the FTS checks) wait for the agent before they
+// give way to it.
+const impatientTimeout = 250 * time.Millisecond
+
+// impatient lowers prune's busy timeout to impatientTimeout; restore
+// puts WriteBusyTimeout back.
+func impatient(ctx context.Context, db *sql.DB) (restore func(), err error) {
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", impatientTimeout.Milliseconds())); err != nil {
+		return nil, err
+	}
+	return func() {
+		db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", WriteBusyTimeout.Milliseconds()))
+	}, nil
 }
 
 // Checks are the database's health after a prune.
@@ -206,24 +223,17 @@ func checkDB(ctx context.Context, db *sql.DB, s Schema) (Checks, error) {
 	}
 	c.Integrity = strings.Join(problems, "; ")
 	for _, t := range []string{s.Sessions.Name, s.Messages.Name} {
-		rows, err := db.QueryContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check(?)", t)
-		if err != nil {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check(?)", t).Scan(&n); err != nil {
 			return c, fmt.Errorf("foreign key check: %w", err)
 		}
-		for rows.Next() {
-			var n int
-			if err := rows.Scan(&n); err != nil {
-				rows.Close()
-				return c, err
-			}
-			c.ForeignKeyViolations += n
-		}
-		rows.Close()
+		c.ForeignKeyViolations += n
 	}
-	if _, err := db.ExecContext(ctx, "PRAGMA busy_timeout = 250"); err != nil {
+	restore, err := impatient(ctx, db)
+	if err != nil {
 		return c, err
 	}
-	defer db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", WriteBusyTimeout.Milliseconds()))
+	defer restore()
 	for _, f := range s.FTS {
 		stmt := fmt.Sprintf("INSERT INTO %[1]s(%[1]s) VALUES('integrity-check')", quote(f.Name))
 		if f.Kind == FTSExternal {
