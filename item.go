@@ -80,7 +80,12 @@ type Item struct {
 	Agent string `json:"agent"`
 
 	Confidence float64 `json:"confidence"`
-	Status     Status  `json:"status"`
+	// Manual is the highest confidence given by hand (lore add, an MCP
+	// record) rather than by a session; zero when only sessions taught the
+	// item. It is part of Confidence and keeps the item alive when every
+	// session's evidence is forgotten.
+	Manual float64 `json:"-"`
+	Status Status  `json:"status"`
 	// SourceCount is the number of distinct sessions in Evidence.
 	SourceCount int        `json:"source_count"`
 	Evidence    []Evidence `json:"evidence"`
@@ -107,6 +112,7 @@ type itemJSON struct {
 	Repo          string     `json:"repo"`
 	Agent         string     `json:"agent"`
 	Confidence    float64    `json:"confidence"`
+	Manual        float64    `json:"manual_confidence,omitempty"`
 	Status        Status     `json:"status"`
 	SourceCount   int        `json:"source_count"`
 	Evidence      []Evidence `json:"evidence"`
@@ -136,7 +142,7 @@ func timeOf(p *time.Time) time.Time {
 func (it Item) MarshalJSON() ([]byte, error) {
 	j := itemJSON{
 		ID: it.ID, Text: it.Text, Category: it.Category, Repo: it.Repo, Agent: it.Agent,
-		Confidence: roundConfidence(it.Confidence), Status: it.Status, SourceCount: it.SourceCount,
+		Confidence: roundConfidence(it.Confidence), Manual: roundConfidence(it.Manual), Status: it.Status, SourceCount: it.SourceCount,
 		Evidence: it.Evidence, FirstSeen: timePtr(it.FirstSeen), LastConfirmed: timePtr(it.LastConfirmed),
 		Expires: timePtr(it.Expires), Signature: it.Signature, Tags: it.Tags, Related: it.Related,
 	}
@@ -160,7 +166,7 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 	}
 	*it = Item{
 		ID: j.ID, Text: j.Text, Category: j.Category, Repo: j.Repo, Agent: j.Agent,
-		Confidence: j.Confidence, Status: j.Status, SourceCount: j.SourceCount,
+		Confidence: j.Confidence, Manual: j.Manual, Status: j.Status, SourceCount: j.SourceCount,
 		Evidence: j.Evidence, FirstSeen: timeOf(j.FirstSeen), LastConfirmed: timeOf(j.LastConfirmed),
 		Expires: timeOf(j.Expires), Signature: j.Signature, Tags: j.Tags, Related: j.Related,
 	}
@@ -296,7 +302,10 @@ func Prepare(it Item, now time.Time) (Item, error) {
 	if math.IsNaN(it.Confidence) || it.Confidence < 0 || it.Confidence > 1 {
 		return it, Errorf(EINVALID, "confidence %v is outside 0..1", it.Confidence)
 	}
-	it.Confidence = roundConfidence(it.Confidence)
+	if math.IsNaN(it.Manual) || it.Manual < 0 || it.Manual > it.Confidence {
+		return it, Errorf(EINVALID, "manual confidence %v is outside 0..confidence (%v)", it.Manual, it.Confidence)
+	}
+	it.Confidence, it.Manual = roundConfidence(it.Confidence), roundConfidence(it.Manual)
 	it.Repo = strings.TrimSpace(it.Repo)
 	it.Agent = strings.TrimSpace(it.Agent)
 	for _, s := range []string{it.Repo, it.Agent} {

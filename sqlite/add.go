@@ -145,14 +145,12 @@ func (p *preparation) wait(ctx context.Context, c int) error {
 }
 
 // row is an item with what merging needs beyond lore.Item: the confidence
-// each session brought (parallel to Evidence) and the highest confidence
-// given by hand.
+// each session brought (parallel to Evidence).
 type row struct {
-	rowid  int64 // 0 for an item not written yet
-	item   lore.Item
-	conf   []float64
-	manual float64
-	fp     *fingerprint
+	rowid int64 // 0 for an item not written yet
+	item  lore.Item
+	conf  []float64
+	fp    *fingerprint
 	// stored evidence entries; those after it are new in this batch
 	storedEvidence int
 	storedTags     []string
@@ -162,11 +160,12 @@ type row struct {
 
 // newRow makes the row of an item that is not stored yet. For add, each
 // session brings the item's confidence; for import, each brings the
-// share that reproduces the item's confidence.
+// share that, with the confidence given by hand, reproduces the item's
+// confidence.
 func newRow(it lore.Item, add bool) *row {
 	r := &row{item: it}
 	if len(it.Evidence) == 0 {
-		r.manual = it.Confidence
+		r.item.Manual = it.Confidence
 		return r
 	}
 	per := it.Confidence
@@ -178,17 +177,19 @@ func newRow(it lore.Item, add bool) *row {
 		r.conf[i] = per
 	}
 	if add {
-		r.item.Confidence = lore.CombineConfidence(r.conf...)
+		r.item.Confidence = lore.CombineConfidence(append(slices.Clone(r.conf), it.Manual)...)
 	}
 	return r
 }
 
 // perSession is the confidence each of an item's sessions must bring for
-// the item to have its confidence: the inverse of CombineConfidence over
-// equal shares, for items imported without per-session figures.
+// the item to have its confidence beside its confidence given by hand:
+// the inverse of CombineConfidence over equal shares, for items imported
+// without per-session figures.
 func perSession(it lore.Item) float64 {
 	n := float64(len(it.Evidence))
-	return 1 - math.Pow(1-min(it.Confidence, lore.MaxConfidence), 1/n)
+	miss := (1 - min(it.Confidence, lore.MaxConfidence)) / (1 - min(it.Manual, lore.MaxConfidence))
+	return max(0, 1-math.Pow(min(miss, 1), 1/n))
 }
 
 // merge folds an incoming item into r by the rules lore.Store documents,
@@ -207,7 +208,7 @@ func (r *row) merge(in lore.Item, add bool) bool {
 			added++
 		}
 	}
-	manual := r.manual
+	manual := max(old.Manual, in.Manual)
 	if len(in.Evidence) == 0 && in.Confidence > manual {
 		manual = in.Confidence
 	}
@@ -217,7 +218,7 @@ func (r *row) merge(in lore.Item, add bool) bool {
 	if in.FirstSeen.Before(it.FirstSeen) {
 		it.FirstSeen = in.FirstSeen
 	}
-	confirmed := added > 0 || manual != r.manual
+	confirmed := added > 0 || manual != old.Manual
 	if confirmed && in.LastConfirmed.After(it.LastConfirmed) {
 		it.LastConfirmed = in.LastConfirmed
 	}
@@ -235,7 +236,7 @@ func (r *row) merge(in lore.Item, add bool) bool {
 	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
 		!it.FirstSeen.Equal(old.FirstSeen) || !it.LastConfirmed.Equal(old.LastConfirmed) ||
 		!it.Expires.Equal(old.Expires) || !slices.Equal(it.Tags, old.Tags) || !slices.Equal(it.Related, old.Related)
-	r.manual = manual
+	it.Manual = manual
 	r.changed = r.changed || changed
 	return changed
 }
@@ -580,7 +581,7 @@ func (b *batch) write(ctx context.Context) error {
 	var updates, evidence, bands [][]any
 	for _, r := range b.touched {
 		it := r.item
-		updates = append(updates, []any{r.rowid, it.Confidence, r.manual, string(it.Status), len(it.Evidence),
+		updates = append(updates, []any{r.rowid, it.Confidence, it.Manual, string(it.Status), len(it.Evidence),
 			micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it), jsonList(it.Related)})
 		for i := r.storedEvidence; i < len(it.Evidence); i++ {
 			e := it.Evidence[i]
@@ -609,7 +610,7 @@ func (b *batch) write(ctx context.Context) error {
 	for i, r := range b.news {
 		it := r.item
 		r.rowid = last + 1 + int64(i)
-		rows[i] = []any{r.rowid, it.ID, it.Text, string(it.Category), it.Repo, it.Agent, it.Confidence, r.manual,
+		rows[i] = []any{r.rowid, it.ID, it.Text, string(it.Category), it.Repo, it.Agent, it.Confidence, it.Manual,
 			string(it.Status), len(it.Evidence), micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it),
 			it.Signature, jsonList(it.Tags), jsonList(it.Related)}
 	}
@@ -742,7 +743,7 @@ func loadRows(ctx context.Context, q querier, from string, args ...any) ([]*row,
 			rows.Close()
 			return nil, err
 		}
-		r := &row{rowid: st.rowid, item: st.item, manual: st.manual, storedTags: st.item.Tags}
+		r := &row{rowid: st.rowid, item: st.item, storedTags: st.item.Tags}
 		out = append(out, r)
 		byRowid[r.rowid] = r
 	}
@@ -770,9 +771,8 @@ func loadRows(ctx context.Context, q querier, from string, args ...any) ([]*row,
 
 // stored is an item row as scanRow reads it.
 type stored struct {
-	rowid  int64
-	item   lore.Item
-	manual float64
+	rowid int64
+	item  lore.Item
 }
 
 // rowColumns are the columns scanRow reads, in its order.
@@ -783,21 +783,19 @@ type scanner interface{ Scan(...any) error }
 
 func scanRow(r scanner) (stored, error) {
 	var (
-		st                 stored
-		first, last        int64
-		expires            sql.NullInt64
-		tags, related      string
-		category, status   string
-		confidence, manual float64
+		st               stored
+		first, last      int64
+		expires          sql.NullInt64
+		tags, related    string
+		category, status string
 	)
 	it := &st.item
-	err := r.Scan(&st.rowid, &it.ID, &it.Text, &category, &it.Repo, &it.Agent, &confidence, &manual,
+	err := r.Scan(&st.rowid, &it.ID, &it.Text, &category, &it.Repo, &it.Agent, &it.Confidence, &it.Manual,
 		&status, &it.SourceCount, &first, &last, &expires, &it.Signature, &tags, &related)
 	if err != nil {
 		return st, err
 	}
 	it.Category, it.Status = lore.Category(category), lore.Status(status)
-	it.Confidence, st.manual = confidence, manual
 	it.FirstSeen, it.LastConfirmed = fromMicros(first), fromMicros(last)
 	if expires.Valid {
 		it.Expires = fromMicros(expires.Int64)

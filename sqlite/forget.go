@@ -95,7 +95,7 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 		}
 		for _, r := range rows {
 			res.Evidence++
-			if len(r.item.Evidence) == 1 && r.manual == 0 {
+			if len(r.item.Evidence) == 1 && r.item.Manual == 0 {
 				if err := deleteRow(ctx, tx, r.rowid); err != nil {
 					return err
 				}
@@ -112,7 +112,7 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE items SET confidence = ?, source_count = ? WHERE rowid = ?`,
-				lore.CombineConfidence(append(cs, r.manual)...), len(cs), r.rowid); err != nil {
+				lore.CombineConfidence(append(cs, r.item.Manual)...), len(cs), r.rowid); err != nil {
 				return err
 			}
 			res.Updated++

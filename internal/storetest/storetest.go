@@ -725,6 +725,12 @@ func testImportRoundTrip(e *env) {
 	e.add(lore.Item{Text: "Pushing directly to main is rejected with HTTP 405 because the branch is protected; open a pull request",
 		Category: lore.CategoryPitfall, Repo: "acme/api", Confidence: 0.9, Evidence: ev("s7", 12), Tags: []string{"git"}})
 	e.add(lore.Item{Text: "Staging is frozen", Category: lore.CategoryFact, Expires: start.Add(time.Hour), Evidence: []lore.Evidence{{Session: "a", Position: 1}, {Session: "b", Position: 2}}})
+	// Given by hand, then confirmed by sessions: taking the sessions back
+	// must leave the hand-given part in both stores.
+	hand := lore.Item{Text: "Run the linter before pushing", Category: lore.CategoryPattern, Confidence: 0.6}
+	e.add(hand)
+	hand.Confidence, hand.Evidence = 0.5, []lore.Evidence{{Session: "s7", Position: 3}, {Session: "s8", Position: 1}}
+	e.add(hand)
 	r := e.add(lore.Item{Text: "Old way", Category: lore.CategoryPattern}, lore.Item{Text: "New way", Category: lore.CategoryPattern, Status: lore.StatusCandidate, Confidence: 0.3})
 	if err := e.s.Supersede(e.ctx, r[0].ID, r[1].ID); err != nil {
 		e.t.Fatal(err)
@@ -771,6 +777,21 @@ func testImportRoundTrip(e *env) {
 	}
 	if again := e2.all(); !reflect.DeepEqual(before, again) {
 		e.t.Errorf("a second import changed the items")
+	}
+	for _, session := range []string{"s7", "s8"} {
+		for _, s := range []lore.Store{e.s, e2.s} {
+			if _, err := s.ForgetSession(e.ctx, session); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
+	if orig, imported := e.all(), e2.all(); !reflect.DeepEqual(orig, imported) {
+		ob, _ := json.MarshalIndent(orig, "", " ")
+		ib, _ := json.MarshalIndent(imported, "", " ")
+		e.t.Errorf("after forgetting the sessions, the imported store differs:\noriginal %s\nimported %s", ob, ib)
+	}
+	if got := e2.get(lore.ItemID(hand.Text, hand.Category, "", "")); !near(got.Confidence, 0.6) || got.Manual != 0.6 {
+		e.t.Errorf("the hand-given item after its sessions were forgotten: %+v; want confidence 0.6 given by hand", got)
 	}
 }
 
