@@ -41,6 +41,11 @@ type Options struct {
 	// would hide global and repository items from search, and scoping
 	// what is recorded to one agent would hide it from every other.
 	Agent string
+	// Repo is the repository the server works in, usually inferred from
+	// the folder the agent started it in. boot_context uses it when a call
+	// names no repository: an agent rarely knows its repository's
+	// owner/name, and without one boot leaves out every repository item.
+	Repo string
 	// Boot builds the context boot_context returns. When nil,
 	// boot_context answers with a tool error. The server records every
 	// context it hands out (lore.Store.RecordBoot), so Boot need not.
@@ -99,7 +104,7 @@ type SearchOutput struct {
 
 // BootInput is boot_context's arguments.
 type BootInput struct {
-	Repo   string `json:"repo,omitempty" jsonschema:"the repository you are working in (owner/name)"`
+	Repo   string `json:"repo,omitempty" jsonschema:"the repository you are working in (owner/name); defaults to the one lore mcp was started in"`
 	Agent  string `json:"agent,omitempty" jsonschema:"the agent you are (claude-code, codex, gemini-cli, ...); defaults to the one lore mcp was started for"`
 	Task   string `json:"task,omitempty" jsonschema:"the task at hand, in a sentence: items relevant to it come first"`
 	Budget int    `json:"budget,omitempty" jsonschema:"the most tokens the context may take; default chosen by lore"`
@@ -234,6 +239,9 @@ func (h *handlers) boot(ctx context.Context, _ *mcp.CallToolRequest, in BootInpu
 	}
 	if in.Agent == "" {
 		in.Agent = h.opts.Agent
+	}
+	if strings.TrimSpace(in.Repo) == "" {
+		in.Repo = h.opts.Repo
 	}
 	repo, agent, err := scope(in.Repo, in.Agent)
 	if err != nil {

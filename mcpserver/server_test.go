@@ -284,7 +284,7 @@ func TestMCPBootContext(t *testing.T) {
 		bc.Context, bc.Tokens = b.String(), len(strings.Fields(b.String()))
 		return bc, err
 	}
-	cs := connect(t, st, mcpserver.Options{Agent: lore.AgentCodex, Boot: fake})
+	cs := connect(t, st, mcpserver.Options{Agent: lore.AgentCodex, Repo: "acme/web", Boot: fake})
 
 	res := call(t, cs, "boot_context", map[string]any{"repo": "acme/api", "task": "fix the failing push", "budget": 500})
 	var bc mcpserver.BootContext
@@ -318,6 +318,11 @@ func TestMCPBootContext(t *testing.T) {
 	res = call(t, cs, "boot_context", map[string]any{"repo": "acme/api", "agent": "claude-code"})
 	if got.Agent != lore.AgentClaudeCode || strings.Contains(text(res), ids[2][:8]) {
 		t.Errorf("agent %q, context:\n%s", got.Agent, text(res))
+	}
+	// A call that names no repository gets the server's.
+	call(t, cs, "boot_context", map[string]any{"task": "deploy"})
+	if got.Repo != "acme/web" {
+		t.Errorf("boot_context without a repo asked for repo %q, want the server's acme/web", got.Repo)
 	}
 
 	for _, args := range []map[string]any{{"task": "fail"}, {"budget": -1}, {"agent": "cursor"}} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +22,7 @@ type mcpOptions struct {
 	Env transcript.Env
 	storeOptions
 	Agent string
+	Repo  string
 }
 
 func newMCPCmd(ios *iostreams.IOStreams, runF func(context.Context, *mcpOptions) error) *cobra.Command {
@@ -40,7 +42,9 @@ output, for an agent that starts lore as an MCP server. Three tools:
 Standard output carries protocol messages only; problems go to standard error.
 lore mcp stops when its input closes or on interrupt. The store is created if
 it is missing, since record_knowledge writes to it. --agent names the agent
-boot_context is for when a call does not say.
+boot_context is for when a call does not say, and --repo the repository; with
+no --repo, it is the repository of the folder lore mcp starts in (agents start
+their MCP servers in the project they work on), as sessions infer it.
 
 Claude Code:
   claude mcp add --scope user lore -- lore mcp --agent claude-code
@@ -70,6 +74,7 @@ Give the full path of the lore binary if the agent's PATH does not hold it.
 		},
 	}
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent lore serves ("+strings.Join(lore.Agents, ", ")+"), for boot_context calls that name none")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "the repository (owner/name) for boot_context calls that name none (default: inferred from the working folder)")
 	opts.addFlag(cmd)
 	return cmd
 }
@@ -80,9 +85,16 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		return err
 	}
 	defer st.Close()
+	repo := opts.Repo
+	if repo == "" {
+		if wd, err := os.Getwd(); err == nil {
+			repo = transcript.RepoOfDir(wd)
+		}
+	}
 	srv := mcpserver.New(st, mcpserver.Options{
 		Version: versionString(),
 		Agent:   opts.Agent,
+		Repo:    repo,
 		Boot:    bootContext,
 		Log:     slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
