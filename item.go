@@ -142,9 +142,15 @@ func timeOf(p *time.Time) time.Time {
 func (it Item) MarshalJSON() ([]byte, error) {
 	j := itemJSON{
 		ID: it.ID, Text: it.Text, Category: it.Category, Repo: it.Repo, Agent: it.Agent,
-		Confidence: roundConfidence(it.Confidence), Manual: roundConfidence(it.Manual), Status: it.Status, SourceCount: it.SourceCount,
+		Confidence: roundConfidence(it.Confidence), Status: it.Status, SourceCount: it.SourceCount,
 		Evidence: it.Evidence, FirstSeen: timePtr(it.FirstSeen), LastConfirmed: timePtr(it.LastConfirmed),
 		Expires: timePtr(it.Expires), Signature: it.Signature, Tags: it.Tags, Related: it.Related,
+	}
+	// The hand-given part is written only beside sessions' evidence: an
+	// item without evidence was all given by hand, and reading it back
+	// says so (see UnmarshalJSON).
+	if len(it.Evidence) > 0 {
+		j.Manual = roundConfidence(it.Manual)
 	}
 	if j.Evidence == nil {
 		j.Evidence = []Evidence{}
@@ -169,6 +175,9 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 		Confidence: j.Confidence, Manual: j.Manual, Status: j.Status, SourceCount: j.SourceCount,
 		Evidence: j.Evidence, FirstSeen: timeOf(j.FirstSeen), LastConfirmed: timeOf(j.LastConfirmed),
 		Expires: timeOf(j.Expires), Signature: j.Signature, Tags: j.Tags, Related: j.Related,
+	}
+	if len(it.Evidence) == 0 {
+		it.Manual = it.Confidence
 	}
 	return nil
 }
