@@ -161,3 +161,56 @@ func TestMeasureReplayNeedsNoStore(t *testing.T) {
 		t.Errorf("lore measure --replay: exit %d, stdout %q, stderr %q; want would-have-known alone", r.code, r.stdout, r.err)
 	}
 }
+
+// TestWriteMetricsNoData: with nothing measured, every share says "no
+// data" and no line gives a percentage.
+func TestWriteMetricsNoData(t *testing.T) {
+	var b strings.Builder
+	writeMetrics(&b, measure.Metrics{Sessions: 1, Outcomes: map[string]int{}})
+	out := b.String()
+	for _, s := range []string{"1 session measured\n", "no data per million tokens harvested", "hit rate          no data"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	for _, line := range []string{"velocity ", "coverage ", "hit rate ", "recurrence ", "first-try success ", "cost ", "  known ", "  delivered "} {
+		for l := range strings.Lines(out) {
+			if strings.HasPrefix(l, line) && !strings.Contains(l, "no data") {
+				t.Errorf("%q gives a figure for nothing: %q", strings.TrimSpace(line), l)
+			}
+		}
+	}
+	if strings.Contains(out, "%") {
+		t.Errorf("a percentage with no data behind it:\n%s", out)
+	}
+}
+
+// TestWriteReplayCaps: the sessions where an error was known, latest
+// first, at most replayShown of them.
+func TestWriteReplayCaps(t *testing.T) {
+	k := measure.WouldHaveKnown{Sessions: 20, Errors: 20, Known: 18, Delivered: 1}
+	for i := range 20 {
+		e := measure.ReplayedError{Signature: "git push: gh006", Known: i >= 2, Delivered: i == 19}
+		if e.Known {
+			e.ItemID = "a338f3117b2c"
+		}
+		k.BySession = append(k.BySession, measure.ReplayedSession{Session: "codex:" + strings.Repeat("x", i+1), Agent: "codex", Errors: []measure.ReplayedError{e}})
+	}
+	var b strings.Builder
+	writeReplay(&b, k)
+	out := b.String()
+	for _, s := range []string{
+		"would-have-known  20 sessions replayed in time order, 20 errors met\n",
+		"  known           18 of 20 errors taught by an earlier session (90%)\n",
+		"  delivered       1 of 20 errors in the boot context of the session (5%)\n",
+		"codex:" + strings.Repeat("x", 20) + ": 1 of 1 known, 1 delivered\n      delivered lore:a338f311  git push: gh006\n",
+		"    … 3 more (--json lists all)\n",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if n := strings.Count(out, ": 1 of 1 known"); n != replayShown {
+		t.Errorf("%d sessions listed, want %d", n, replayShown)
+	}
+}
