@@ -93,6 +93,17 @@ type Session struct {
 // MessageCount is the number of user and assistant turns.
 func (s *Session) MessageCount() int { return s.UserMessages + s.AssistantMessages }
 
+// LastActive is when the session was last seen active: its end, else its
+// start; zero when the transcript gives neither. A --since filter keeps
+// the sessions active on or after its day, so that a long session that
+// began the day before still counts.
+func (s *Session) LastActive() time.Time {
+	if !s.EndedAt.IsZero() {
+		return s.EndedAt
+	}
+	return s.StartedAt
+}
+
 // Usage is token usage, each model response counted once. The four
 // counts do not overlap: InputTokens is the input neither read from nor
 // written to the prompt cache (as Anthropic reports it), so their sum is

@@ -92,10 +92,10 @@ func dashHeadlines(m Metrics) []dashHeadline {
 		detail = fmt.Sprintf("%s items in the store", dashInt(int64(v.Items)))
 		if v.HarvestedTokens > 0 {
 			detail += fmt.Sprintf("; %s per million tokens harvested (%s tokens)",
-				dashNumber(v.ItemsPerMillionTokens), dashTokens(v.HarvestedTokens))
+				Decimal(v.ItemsPerMillionTokens), ShortTokens(v.HarvestedTokens))
 		}
 	}
-	add("Knowledge velocity", v.Items == 0 && len(v.Days) == 0, dashNumber(v.ItemsPerDay), "items/day", detail)
+	add("Knowledge velocity", v.Items == 0 && len(v.Days) == 0, Decimal(v.ItemsPerDay), "items/day", detail)
 
 	c := m.Coverage
 	detail = "no sessions found"
@@ -103,19 +103,19 @@ func dashHeadlines(m Metrics) []dashHeadline {
 		detail = fmt.Sprintf("%s of %s sessions harvested; %d of %d repositories",
 			dashInt(int64(c.SessionsHarvested)), dashInt(int64(c.Sessions)), c.ReposHarvested, c.Repos)
 	}
-	add("Coverage", c.Sessions == 0, dashPercent(c.Share), "", detail)
+	add("Coverage", c.Sessions == 0, Percent(c.Share), "", detail)
 
 	h := m.HitRate
 	detail = "no boot records for the measured sessions"
 	if h.Boots > 0 {
-		detail = fmt.Sprintf("%d boots handed out no items", h.Boots)
+		detail = fmt.Sprintf("%s handed out no items", dashN(h.Boots, "boot"))
 	}
 	if h.Injected > 0 {
-		detail = fmt.Sprintf("of %s items injected in %s boots: %s cited, %s acted on, %s unused",
-			dashInt(int64(h.Injected)), dashInt(int64(h.Boots)), dashInt(int64(h.Cited)),
+		detail = fmt.Sprintf("of %s items injected in %s: %s cited, %s acted on, %s unused",
+			dashInt(int64(h.Injected)), dashN(h.Boots, "boot"), dashInt(int64(h.Cited)),
 			dashInt(int64(h.ActedOn)), dashInt(int64(dashUnused(h))))
 	}
-	add("Hit rate", h.Injected == 0, dashPercent(h.Rate), "", detail)
+	add("Hit rate", h.Injected == 0, Percent(h.Rate), "", detail)
 
 	r := m.Recurrence
 	detail = "no sessions with errors"
@@ -123,7 +123,7 @@ func dashHeadlines(m Metrics) []dashHeadline {
 		detail = fmt.Sprintf("%s of %s sessions with errors met one lore already knew (lower is better)",
 			dashInt(int64(r.SessionsHitKnown)), dashInt(int64(r.SessionsWithErrors)))
 	}
-	add("Error recurrence", r.SessionsWithErrors == 0, dashPercent(r.Rate), "", detail)
+	add("Error recurrence", r.SessionsWithErrors == 0, Percent(r.Rate), "", detail)
 
 	f := m.FirstTry
 	detail = "no sessions with tool calls"
@@ -131,7 +131,7 @@ func dashHeadlines(m Metrics) []dashHeadline {
 		detail = fmt.Sprintf("%s of %s sessions with tool calls had no failed call",
 			dashInt(int64(f.Succeeded)), dashInt(int64(f.Sessions)))
 	}
-	add("First-try success", f.Sessions == 0, dashPercent(f.Rate), "", detail)
+	add("First-try success", f.Sessions == 0, Percent(f.Rate), "", detail)
 
 	outcomes := dashOutcomes(m.Outcomes)
 	total := 0
@@ -146,26 +146,28 @@ func dashHeadlines(m Metrics) []dashHeadline {
 		detail = strings.Join(parts, " · ")
 		success = float64(m.Outcomes["success"]) / float64(total)
 	}
-	add("Outcomes", total == 0, dashPercent(success), "success", detail)
+	add("Outcomes", total == 0, Percent(success), "success", detail)
 
 	w := m.WouldHaveKnown
 	detail = "no errors met in the replayed sessions"
 	if w.Errors > 0 {
-		detail = fmt.Sprintf("%s of %s errors in %s replayed sessions had been taught by an earlier session",
-			dashInt(int64(w.Known)), dashInt(int64(w.Errors)), dashInt(int64(w.Sessions)))
+		detail = fmt.Sprintf("%s of %s errors in %s had been taught by an earlier session",
+			dashInt(int64(w.Known)), dashInt(int64(w.Errors)), dashN(w.Sessions, "replayed session"))
 	}
-	add("Would have known", w.Errors == 0, dashPercent(w.KnownRate), "", detail)
+	add("Would have known", w.Errors == 0, Percent(w.KnownRate), "", detail)
 	if w.Errors > 0 {
 		detail = fmt.Sprintf("%s of %s errors: the item was in the session's boot context",
 			dashInt(int64(w.Delivered)), dashInt(int64(w.Errors)))
 	}
-	add("Would have delivered", w.Errors == 0, dashPercent(w.DeliveredRate), "", detail)
+	add("Would have delivered", w.Errors == 0, Percent(w.DeliveredRate), "", detail)
 
 	value, detail := "", "no sessions"
 	if p, ok := dashLatestPeriod(m.PerSession); ok {
-		value = dashTokens(p.MedianTokens)
-		detail = fmt.Sprintf("median session of %s: %s tokens, %s minutes (%s sessions)",
-			dashPeriodName(p), dashInt(p.MedianTokens), dashNumber(p.MedianMinutes), dashInt(int64(p.Sessions)))
+		if p.SessionsWithTokens > 0 {
+			value = ShortTokens(p.MedianTokens)
+		}
+		detail = fmt.Sprintf("median session of %s: %s, %s (%s)",
+			dashPeriodName(p), dashMedianTokens(p), dashMedianMinutes(p), dashN(p.Sessions, "session"))
 	}
 	add("Cost per session", value == "", value, "tokens", detail)
 
@@ -173,10 +175,48 @@ func dashHeadlines(m Metrics) []dashHeadline {
 	detail = "the store is empty"
 	if k.Active+k.Candidates > 0 {
 		detail = fmt.Sprintf("%s candidates; median age %s days; %s not confirmed in 90 days",
-			dashInt(int64(k.Candidates)), dashNumber(k.MedianAgeDays), dashPercent(k.StaleShare))
+			dashInt(int64(k.Candidates)), Decimal(k.MedianAgeDays), Percent(k.StaleShare))
 	}
 	add("Knowledge", k.Active+k.Candidates == 0, dashInt(int64(k.Active)), "active", detail)
 	return hs
+}
+
+// dashMedianTokens is a week's median tokens, or "no token data" when
+// none of its sessions recorded usage.
+func dashMedianTokens(p Period) string {
+	if p.SessionsWithTokens == 0 {
+		return "no token data"
+	}
+	return dashInt(p.MedianTokens) + " tokens"
+}
+
+// dashMedianMinutes is a week's median minutes, or "no time data" when
+// none of its sessions has a start and a later end.
+func dashMedianMinutes(p Period) string {
+	if p.SessionsWithMinutes == 0 {
+		return "no time data"
+	}
+	return Decimal(p.MedianMinutes) + " minutes"
+}
+
+// dashN is a count and its noun, singular for one.
+func dashN(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return dashInt(int64(n)) + " " + noun + "s"
+}
+
+// dashKnownSessions is the n latest replayed sessions that met an error
+// an earlier session had taught, newest first.
+func dashKnownSessions(w WouldHaveKnown, n int) []ReplayedSession {
+	var out []ReplayedSession
+	for i := len(w.BySession) - 1; i >= 0 && len(out) < n; i-- {
+		if slices.ContainsFunc(w.BySession[i].Errors, func(e ReplayedError) bool { return e.Known }) {
+			out = append(out, w.BySession[i])
+		}
+	}
+	return out
 }
 
 // dashUnused is the injected items neither cited nor acted on.
@@ -270,7 +310,7 @@ func dashCounts(counts map[string]int, order []string) []dashCount {
 	var cs []dashCount
 	for _, name := range order {
 		if n := counts[name]; n > 0 {
-			cs = append(cs, dashCount{Name: name, N: n, Share: dashPercent(float64(n) / float64(total))})
+			cs = append(cs, dashCount{Name: name, N: n, Share: Percent(float64(n) / float64(total))})
 		}
 	}
 	return cs
@@ -305,9 +345,9 @@ func dashGenerated(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
-// dashPercent writes a share in whole percent, never rounding a small
+// Percent writes a share in whole percent, never rounding a small
 // share down to 0% or a large one up to 100%.
-func dashPercent(r float64) string {
+func Percent(r float64) string {
 	p := r * 100
 	switch {
 	case p > 0 && p < 1:
@@ -318,10 +358,10 @@ func dashPercent(r float64) string {
 	return fmt.Sprintf("%.0f%%", p)
 }
 
-// dashNumber writes a measured quantity with one decimal below 100, and
+// Decimal writes a measured quantity with one decimal below 100, and
 // with two significant digits below 0.1, so that a small rate does not
 // read as 0.
-func dashNumber(v float64) string {
+func Decimal(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 100:
@@ -352,8 +392,8 @@ func dashInt(n int64) string {
 	return b.String()
 }
 
-// dashTokens writes a token count short: 950, 12.3k, 4.5M, 1.2B.
-func dashTokens(n int64) string {
+// ShortTokens writes a token count short: 950, 12.3k, 4.5M, 1.2B.
+func ShortTokens(n int64) string {
 	v := float64(n)
 	short := func(v float64, unit string) string {
 		return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + unit
@@ -393,7 +433,7 @@ func dashboardMarkdown(m Metrics) string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 
 	p("# lore measure\n\n")
-	p("Generated %s · %s · %s sessions measured.\n\n", dashGenerated(m.GeneratedAt), dashMD(dashScope(m)), dashInt(int64(m.Sessions)))
+	p("Generated %s · %s · %s measured.\n\n", dashGenerated(m.GeneratedAt), dashMD(dashScope(m)), dashN(m.Sessions, "session"))
 
 	p("## Summary\n\n| measure | value | what it counts |\n|---|---:|---|\n")
 	for _, h := range dashHeadlines(m) {
@@ -426,7 +466,7 @@ func dashboardMarkdown(m Metrics) string {
 		p("| signature | known since | before | after | before/week | after/week |\n|---|---|---:|---:|---:|---:|\n")
 		for _, s := range m.Recurrence.Signatures {
 			p("| %s | %s | %s | %s | %s | %s |\n", dashMD(s.Signature), dashDate(s.KnownSince),
-				dashInt(int64(s.Before)), dashInt(int64(s.After)), dashNumber(s.BeforePerWeek), dashNumber(s.AfterPerWeek))
+				dashInt(int64(s.Before)), dashInt(int64(s.After)), Decimal(s.BeforePerWeek), Decimal(s.AfterPerWeek))
 		}
 	}
 
@@ -449,9 +489,29 @@ func dashboardMarkdown(m Metrics) string {
 			p("| %s | %s | %s | %s |\n", dashMD(w.Week), dashInt(int64(w.Errors)),
 				dashRateOf(w.Errors, w.KnownRate), dashRateOf(w.Errors, w.DeliveredRate))
 		}
+		if known := dashKnownSessions(m.WouldHaveKnown, 10); len(known) > 0 {
+			p("\nThe latest sessions that met an error an earlier session had taught (metrics.json lists every session that met an error):\n\n")
+			p("| started | session | repo | agent | errors | known | delivered |\n|---|---|---|---|---:|---:|---:|\n")
+			for _, s := range known {
+				started := "—"
+				if s.StartedAt != nil {
+					started = dashDate(*s.StartedAt)
+				}
+				var k, d int
+				for _, e := range s.Errors {
+					if e.Known {
+						k++
+					}
+					if e.Delivered {
+						d++
+					}
+				}
+				p("| %s | %s | %s | %s | %d | %d | %d |\n", started, dashMD(s.Session), dashMD(s.Repo), dashMD(s.Agent), len(s.Errors), k, d)
+			}
+		}
 	}
 
-	p("\n## Cost per session\n\nThe median session of each week.\n\n")
+	p("\n## Cost per session\n\nThe median session of each week; sessions that recorded no token usage (or no start and end) are left out of the median tokens (or minutes).\n\n")
 	if len(m.PerSession) == 0 {
 		p("No data yet.\n")
 	} else {
@@ -461,7 +521,14 @@ func dashboardMarkdown(m Metrics) string {
 				p("| %s | 0 | no data | no data |\n", dashMD(s.Week))
 				continue
 			}
-			p("| %s | %s | %s | %s |\n", dashMD(s.Week), dashInt(int64(s.Sessions)), dashInt(s.MedianTokens), dashNumber(s.MedianMinutes))
+			tokens, minutes := dashNoData, dashNoData
+			if s.SessionsWithTokens > 0 {
+				tokens = dashInt(s.MedianTokens)
+			}
+			if s.SessionsWithMinutes > 0 {
+				minutes = Decimal(s.MedianMinutes)
+			}
+			p("| %s | %s | %s | %s |\n", dashMD(s.Week), dashInt(int64(s.Sessions)), tokens, minutes)
 		}
 	}
 
@@ -481,7 +548,7 @@ func dashboardMarkdown(m Metrics) string {
 		p("No data yet.\n")
 	} else {
 		p("%s active items and %s candidates; the median active item was first seen %s days ago; %s of active items were not confirmed in 90 days.\n",
-			dashInt(int64(k.Active)), dashInt(int64(k.Candidates)), dashNumber(k.MedianAgeDays), dashPercent(k.StaleShare))
+			dashInt(int64(k.Active)), dashInt(int64(k.Candidates)), Decimal(k.MedianAgeDays), Percent(k.StaleShare))
 		if cats := dashCategories(k.ByCategory); len(cats) > 0 {
 			p("\n| category | active items | share |\n|---|---:|---:|\n")
 			for _, c := range cats {
@@ -497,7 +564,7 @@ func dashRateOf(n int, rate float64) string {
 	if n == 0 {
 		return dashNoData
 	}
-	return dashPercent(rate)
+	return Percent(rate)
 }
 
 // dashMD makes s safe in a Markdown table cell: one line, with the
@@ -536,7 +603,7 @@ func newDashPage(m Metrics) dashPage {
 	p := dashPage{
 		Generated: dashGenerated(m.GeneratedAt),
 		Scope:     dashScope(m),
-		Sessions:  dashInt(int64(m.Sessions)),
+		Sessions:  dashN(m.Sessions, "session"),
 		Headlines: dashHeadlines(m),
 		Charts: []*chart{
 			// In pairs of about the same height, for the two-column grid.
@@ -557,7 +624,7 @@ func newDashPage(m Metrics) dashPage {
 		p.Signatures = append(p.Signatures, dashSignatureRow{
 			Signature: s.Signature, KnownSince: dashDate(s.KnownSince),
 			Before: dashInt(int64(s.Before)), After: dashInt(int64(s.After)),
-			BeforePerWeek: dashNumber(s.BeforePerWeek), AfterPerWeek: dashNumber(s.AfterPerWeek),
+			BeforePerWeek: Decimal(s.BeforePerWeek), AfterPerWeek: Decimal(s.AfterPerWeek),
 		})
 	}
 	return p
@@ -716,7 +783,7 @@ func chartPercentTicks() []float64 { return []float64{0, 0.25, 0.5, 0.75, 1} }
 
 func chartCount(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-func chartTokens(v float64) string { return dashTokens(int64(math.Round(v))) }
+func chartTokens(v float64) string { return ShortTokens(int64(math.Round(v))) }
 
 // chartTime places dated points along the x axis, by date when every
 // date parses and they ascend, in slots of unitDays; by position
@@ -820,7 +887,7 @@ func velocityChart(v Velocity) *chart {
 	}
 	f.c.Summary = "No items yet."
 	if len(v.Days) > 0 {
-		f.c.Summary = fmt.Sprintf("%s items per day on average; %s items in the store.", dashNumber(v.ItemsPerDay), dashInt(int64(v.Items)))
+		f.c.Summary = fmt.Sprintf("%s items per day on average; %s items in the store.", Decimal(v.ItemsPerDay), dashInt(int64(v.Items)))
 	}
 	f.c.Summary += dashUndrawn(undated, "items")
 	if len(days) == 0 {
@@ -895,8 +962,8 @@ func recurrenceChart(r Recurrence) *chart {
 			w := x(bar.perWk) - f.x0
 			f.c.Rects = append(f.c.Rects, chartRect{X: f.x0, Y: by, W: w, H: 10, Class: bar.class,
 				Title: fmt.Sprintf("%s — %s lore knew it (%s): %s sessions, %s per week",
-					s.Signature, bar.period, dashDate(s.KnownSince), dashInt(int64(bar.n)), dashNumber(bar.perWk))})
-			f.text(f.x0+w+4, by+9, "start", "tick", dashNumber(bar.perWk)+"/wk")
+					s.Signature, bar.period, dashDate(s.KnownSince), dashInt(int64(bar.n)), Decimal(bar.perWk))})
+			f.text(f.x0+w+4, by+9, "start", "tick", Decimal(bar.perWk)+"/wk")
 		}
 	}
 	return f.c
@@ -912,7 +979,7 @@ func hitRateChart(h HitRate) *chart {
 	}
 	unused := dashUnused(h)
 	total := float64(max(h.Injected, h.Cited+h.ActedOn))
-	f.c.Summary = fmt.Sprintf("%s of %s items injected into %s boots were used.", dashPercent(h.Rate), dashInt(int64(h.Injected)), dashInt(int64(h.Boots)))
+	f.c.Summary = fmt.Sprintf("%s of %s items injected into %s boots were used.", Percent(h.Rate), dashInt(int64(h.Injected)), dashInt(int64(h.Boots)))
 	f.legend(66,
 		[2]string{"cited", fmt.Sprintf("cited %s", dashInt(int64(h.Cited)))},
 		[2]string{"acted", fmt.Sprintf("acted on %s", dashInt(int64(h.ActedOn)))},
@@ -924,7 +991,7 @@ func hitRateChart(h HitRate) *chart {
 		n           int
 	}{{"cited", "cited", h.Cited}, {"acted", "acted on", h.ActedOn}, {"unused", "unused", unused}} {
 		w := float64(seg.n) / total * (f.x1 - f.x0)
-		share := dashPercent(float64(seg.n) / total)
+		share := Percent(float64(seg.n) / total)
 		f.c.Rects = append(f.c.Rects, chartRect{X: x, Y: barTop, W: w, H: barH, Class: seg.class,
 			Title: fmt.Sprintf("%s: %s items (%s)", seg.name, dashInt(int64(seg.n)), share)})
 		if w >= 44 {
@@ -941,7 +1008,7 @@ func hitRateChart(h HitRate) *chart {
 	for _, t := range chartPercentTicks() {
 		tx := f.x0 + t*(f.x1-f.x0)
 		f.line(tx, axisY, tx, axisY+4, "axis")
-		f.text(tx, axisY+18, "middle", "tick", dashPercent(t))
+		f.text(tx, axisY+18, "middle", "tick", Percent(t))
 	}
 	f.text((f.x0+f.x1)/2, axisY+40, "middle", "label",
 		fmt.Sprintf("share of the %s items injected into %s boots", dashInt(int64(h.Injected)), dashInt(int64(h.Boots))))
@@ -961,21 +1028,21 @@ func firstTryChart(ft FirstTry) *chart {
 	}
 	f.c.Summary = "No sessions with tool calls yet."
 	if ft.Sessions > 0 {
-		f.c.Summary = fmt.Sprintf("%s of %s sessions with tool calls had no failed call.", dashPercent(ft.Rate), dashInt(int64(ft.Sessions)))
+		f.c.Summary = fmt.Sprintf("%s of %s sessions with tool calls had no failed call.", Percent(ft.Rate), dashInt(int64(ft.Sessions)))
 	}
 	f.c.Summary += dashUndrawn(undated, "sessions")
 	if len(weeks) == 0 {
 		f.empty("week", "first-try success")
 		return f.c
 	}
-	f.yAxis(1, chartPercentTicks(), dashPercent, "first-try success")
+	f.yAxis(1, chartPercentTicks(), Percent, "first-try success")
 	dates := make([]string, len(weeks))
 	ys := make([]float64, len(weeks))
 	ok := make([]bool, len(weeks))
 	titles := make([]string, len(weeks))
 	for i, w := range weeks {
 		dates[i], ys[i], ok[i] = w.Week, f.y(w.Rate, 1), w.N > 0
-		titles[i] = fmt.Sprintf("week of %s: %s of %s sessions", w.Week, dashPercent(w.Rate), dashInt(int64(w.N)))
+		titles[i] = fmt.Sprintf("week of %s: %s of %s sessions", w.Week, Percent(w.Rate), dashInt(int64(w.N)))
 	}
 	ct := f.timeAxis(dates, 7, "week (Monday)")
 	f.series(ct.xs, ys, ok, titles, "s1")
@@ -997,7 +1064,7 @@ func wouldHaveKnownChart(w WouldHaveKnown) *chart {
 	f.c.Summary = "No errors met in the replayed sessions yet."
 	if w.Errors > 0 {
 		f.c.Summary = fmt.Sprintf("Overall %s of %s errors were known from an earlier session; %s were in the boot context.",
-			dashPercent(w.KnownRate), dashInt(int64(w.Errors)), dashPercent(w.DeliveredRate))
+			Percent(w.KnownRate), dashInt(int64(w.Errors)), Percent(w.DeliveredRate))
 	}
 	f.c.Summary += dashUndrawn(undated, "errors of sessions")
 	if len(weeks) == 0 {
@@ -1005,7 +1072,7 @@ func wouldHaveKnownChart(w WouldHaveKnown) *chart {
 		return f.c
 	}
 	f.legend(18, [2]string{"s1", "known"}, [2]string{"s2", "delivered by boot"})
-	f.yAxis(1, chartPercentTicks(), dashPercent, "share of errors")
+	f.yAxis(1, chartPercentTicks(), Percent, "share of errors")
 	n := len(weeks)
 	dates := make([]string, n)
 	known, delivered := make([]float64, n), make([]float64, n)
@@ -1014,8 +1081,8 @@ func wouldHaveKnownChart(w WouldHaveKnown) *chart {
 	for i, k := range weeks {
 		dates[i], ok[i] = k.Week, k.Errors > 0
 		known[i], delivered[i] = f.y(k.KnownRate, 1), f.y(k.DeliveredRate, 1)
-		knownTitles[i] = fmt.Sprintf("week of %s: %s of %s errors known", k.Week, dashPercent(k.KnownRate), dashInt(int64(k.Errors)))
-		deliveredTitles[i] = fmt.Sprintf("week of %s: %s of %s errors delivered", k.Week, dashPercent(k.DeliveredRate), dashInt(int64(k.Errors)))
+		knownTitles[i] = fmt.Sprintf("week of %s: %s of %s errors known", k.Week, Percent(k.KnownRate), dashInt(int64(k.Errors)))
+		deliveredTitles[i] = fmt.Sprintf("week of %s: %s of %s errors delivered", k.Week, Percent(k.DeliveredRate), dashInt(int64(k.Errors)))
 	}
 	ct := f.timeAxis(dates, 7, "week (Monday)")
 	f.series(ct.xs, known, ok, knownTitles, "s1")
@@ -1039,8 +1106,8 @@ func costChart(all []Period) *chart {
 	}
 	tokens.c.Summary = "No sessions yet."
 	if p, ok := dashLatestPeriod(all); ok {
-		tokens.c.Summary = fmt.Sprintf("The median session of %s used %s tokens and took %s minutes.",
-			dashPeriodName(p), dashInt(p.MedianTokens), dashNumber(p.MedianMinutes))
+		tokens.c.Summary = fmt.Sprintf("The median session of %s: %s, %s.",
+			dashPeriodName(p), dashMedianTokens(p), dashMedianMinutes(p))
 	}
 	tokens.c.Summary += dashUndrawn(undated, "sessions")
 	if len(ps) == 0 {
@@ -1051,10 +1118,10 @@ func costChart(all []Period) *chart {
 	minutes := &chartFrame{c: tokens.c, x0: tokens.x0, y0: 246, x1: tokens.x1, y1: tokens.c.H - 44}
 	n := len(ps)
 	dates := make([]string, n)
-	ok := make([]bool, n)
+	tOK, mOK := make([]bool, n), make([]bool, n)
 	var mostTokens, mostMinutes float64
 	for i, p := range ps {
-		dates[i], ok[i] = p.Week, p.Sessions > 0
+		dates[i], tOK[i], mOK[i] = p.Week, p.SessionsWithTokens > 0, p.SessionsWithMinutes > 0
 		mostTokens = max(mostTokens, float64(p.MedianTokens))
 		mostMinutes = max(mostMinutes, p.MedianMinutes)
 	}
@@ -1067,11 +1134,11 @@ func costChart(all []Period) *chart {
 	tTitles, mTitles := make([]string, n), make([]string, n)
 	for i, p := range ps {
 		ty[i], my[i] = tokens.y(float64(p.MedianTokens), tTop), minutes.y(p.MedianMinutes, mTop)
-		tTitles[i] = fmt.Sprintf("week of %s: median %s tokens over %s sessions", p.Week, dashInt(p.MedianTokens), dashInt(int64(p.Sessions)))
-		mTitles[i] = fmt.Sprintf("week of %s: median %s minutes over %s sessions", p.Week, dashNumber(p.MedianMinutes), dashInt(int64(p.Sessions)))
+		tTitles[i] = fmt.Sprintf("week of %s: median %s tokens over %s", p.Week, dashInt(p.MedianTokens), dashN(p.SessionsWithTokens, "session"))
+		mTitles[i] = fmt.Sprintf("week of %s: median %s minutes over %s", p.Week, Decimal(p.MedianMinutes), dashN(p.SessionsWithMinutes, "session"))
 	}
-	tokens.series(ct.xs, ty, ok, tTitles, "s1")
-	minutes.series(ct.xs, my, ok, mTitles, "s2")
+	tokens.series(ct.xs, ty, tOK, tTitles, "s1")
+	minutes.series(ct.xs, my, mOK, mTitles, "s2")
 	return tokens.c
 }
 
@@ -1175,7 +1242,7 @@ svg{font-size:14px}svg .label,svg .legend{font-size:15px}svg .siglabel{font-size
 <body>
 <header>
 <h1>lore measure</h1>
-<p class="meta">Generated {{if .GeneratedISO}}<time datetime="{{.GeneratedISO}}">{{.Generated}}</time>{{else}}{{.Generated}}{{end}} · {{.Scope}} · {{.Sessions}} sessions measured</p>
+<p class="meta">Generated {{if .GeneratedISO}}<time datetime="{{.GeneratedISO}}">{{.Generated}}</time>{{else}}{{.Generated}}{{end}} · {{.Scope}} · {{.Sessions}} measured</p>
 </header>
 <main>
 <section class="cards" aria-label="headline numbers">

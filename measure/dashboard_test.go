@@ -65,6 +65,7 @@ func sampleMetrics() Metrics {
 		})
 		m.PerSession = append(m.PerSession, Period{
 			Week: week(w), Sessions: 38 + w, MedianTokens: int64(92_000 - 6_000*w), MedianMinutes: 21.5 - 1.5*float64(w),
+			SessionsWithTokens: 36 + w, SessionsWithMinutes: 38 + w,
 		})
 	}
 	// A week with no sessions: its point is left out of the lines.
@@ -72,6 +73,27 @@ func sampleMetrics() Metrics {
 	// Sessions with no time: in the tables, not on a time axis.
 	m.FirstTry.Weeks = append(m.FirstTry.Weeks, Rate{Week: "unknown", N: 3, Rate: 1})
 	m.PerSession = append(m.PerSession, Period{Week: "unknown", Sessions: 3})
+	// Sessions that met errors, one a week: the error was taught in the
+	// first, known from the second on but for the fourth, and delivered
+	// from the third.
+	for w := range 6 {
+		started := time.Date(2026, 2, 3+7*w, 10, 0, 0, 0, time.UTC)
+		known := w > 0 && w != 3
+		e := ReplayedError{Signature: "go: cannot find main module", Known: known, Delivered: known && w > 1}
+		if known {
+			e.ItemID = "a338f3117b2c"
+		}
+		m.WouldHaveKnown.BySession = append(m.WouldHaveKnown.BySession, ReplayedSession{
+			Session: fmt.Sprintf("claude-code:s%d", w), StartedAt: &started, Repo: "acme/widgets", Agent: "claude-code",
+			Errors: []ReplayedError{e, {Signature: xssSignature}},
+		})
+	}
+	// Sessions with no time are replayed first; this one met what an
+	// earlier one without a time had taught.
+	m.WouldHaveKnown.BySession = append([]ReplayedSession{{
+		Session: "aider:undated", Repo: "widgets", Agent: "aider",
+		Errors: []ReplayedError{{Signature: "make: *** no rule", Known: true, ItemID: "b1", Delivered: false}},
+	}}, m.WouldHaveKnown.BySession...)
 	for i := range 12 {
 		sig := fmt.Sprintf("exit status %d: go test ./pkg%d/...", i+1, i)
 		if i == 2 {
@@ -105,7 +127,10 @@ func TestWriteDashboard(t *testing.T) {
 				"| Error recurrence | 18% |", "| First-try success | 62% |", "| Outcomes | 62% success |",
 				"| Would have known | 34% |", "| Would have delivered | 20% |",
 				`\<script\>alert(1)\</script\>`, "repo acme/widgets · since 2026-02-01",
-				"| unknown | 3 | 100% |", "| unknown | 3 | 0 | 0.0 |",
+				"| unknown | 3 | 100% |", "| unknown | 3 | no data | no data |",
+				"| 2026-03-10 | claude-code:s5 | acme/widgets | claude-code | 2 | 1 | 1 |",
+				"| — | aider:undated | widgets | aider | 1 | 1 | 0 |",
+				"62,000 tokens, 14.0 minutes (43 sessions)",
 			},
 		},
 		{
@@ -275,24 +300,24 @@ func TestDashboardFormats(t *testing.T) {
 	tests := []struct {
 		got, want string
 	}{
-		{dashPercent(0), "0%"},
-		{dashPercent(0.004), "<1%"},
-		{dashPercent(0.995), ">99%"},
-		{dashPercent(1), "100%"},
-		{dashPercent(0.175), "18%"},
+		{Percent(0), "0%"},
+		{Percent(0.004), "<1%"},
+		{Percent(0.995), ">99%"},
+		{Percent(1), "100%"},
+		{Percent(0.175), "18%"},
 		{dashInt(0), "0"},
 		{dashInt(999), "999"},
 		{dashInt(1234567), "1,234,567"},
 		{dashInt(-1234), "-1,234"},
-		{dashTokens(950), "950"},
-		{dashTokens(12_000), "12k"},
-		{dashTokens(12_345), "12.3k"},
-		{dashTokens(4_500_000), "4.5M"},
-		{dashNumber(3.44), "3.4"},
-		{dashNumber(1234.5), "1,235"},
-		{dashNumber(0), "0.0"},
-		{dashNumber(0.006), "0.006"},
-		{dashNumber(0.0095), "0.0095"},
+		{ShortTokens(950), "950"},
+		{ShortTokens(12_000), "12k"},
+		{ShortTokens(12_345), "12.3k"},
+		{ShortTokens(4_500_000), "4.5M"},
+		{Decimal(3.44), "3.4"},
+		{Decimal(1234.5), "1,235"},
+		{Decimal(0), "0.0"},
+		{Decimal(0.006), "0.006"},
+		{Decimal(0.0095), "0.0095"},
 		{dashWeekOf("2026-03-16"), "2026-03-16"}, // a Monday
 		{dashWeekOf("2026-03-22"), "2026-03-16"}, // the Sunday after it
 		{dashWeekOf("not a date"), "not a date"},

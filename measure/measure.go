@@ -23,9 +23,16 @@ import (
 
 // Options shape a measurement.
 type Options struct {
-	Since time.Time // sessions started before are left out; zero: all
-	Repo  string    // only this repository's sessions and items
-	Now   time.Time // zero: the current time
+	// Since leaves out the sessions last active before it (active: their
+	// end, else their start, the rule of lore sessions --since, so that a
+	// session running across the day counts), and from velocity the items
+	// first seen before it. Knowledge stays the whole store: it is the
+	// store's state, not what a period added. Zero: all.
+	Since time.Time
+	// Repo keeps only this repository's sessions and items; a bare name
+	// matches it under any owner (lore.RepoMatches).
+	Repo string
+	Now  time.Time // zero: the current time
 	// Replay runs would-have-known; without it that part is left empty.
 	Replay bool
 	// Progress, if set, is told each session measured.
@@ -48,7 +55,9 @@ type facts struct {
 // Compute measures sessions (as listed, without their messages) against
 // the store. Each session is read once more with its messages, in time
 // order; with Replay, each is also harvested into a temporary store after
-// the sessions before it.
+// the sessions before it. A nil store is no store: what comes from it
+// (velocity, harvests, hit rate, knowledge) is empty, which is all that
+// would-have-known alone needs.
 func Compute(ctx context.Context, sessions []*lore.Session, st lore.Store, opts Options) (Metrics, error) {
 	now := opts.Now
 	if now.IsZero() {
@@ -60,10 +69,10 @@ func Compute(ctx context.Context, sessions []*lore.Session, st lore.Store, opts 
 	}
 	var kept []*lore.Session
 	for _, s := range sessions {
-		if opts.Repo != "" && !strings.EqualFold(s.Repo, opts.Repo) {
+		if opts.Repo != "" && !lore.RepoMatches(s.Repo, opts.Repo) {
 			continue
 		}
-		if !opts.Since.IsZero() && start(s).Before(opts.Since) {
+		if !opts.Since.IsZero() && s.LastActive().Before(opts.Since) {
 			continue
 		}
 		kept = append(kept, s)
@@ -116,7 +125,7 @@ func Compute(ctx context.Context, sessions []*lore.Session, st lore.Store, opts 
 	if err != nil {
 		return m, err
 	}
-	m.Velocity = velocity(items, kept, harvested, now)
+	m.Velocity = velocity(items, kept, harvested, opts.Since, now)
 	m.Coverage = coverage(kept, harvested)
 	if m.HitRate, err = hitRate(ctx, st, all, items, opts.Since); err != nil {
 		return m, err
@@ -128,6 +137,7 @@ func Compute(ctx context.Context, sessions []*lore.Session, st lore.Store, opts 
 	}
 	m.PerSession = perSession(kept)
 	m.Knowledge = knowledge(items, now)
+	m.WouldHaveKnown = WouldHaveKnown{Weeks: []Known{}, BySession: []ReplayedSession{}}
 	if replay != nil {
 		m.WouldHaveKnown = replay.result()
 	}
@@ -149,10 +159,18 @@ func start(s *lore.Session) time.Time {
 	return s.EndedAt
 }
 
+// storeItems reads every item of repo (all when empty). The store's own
+// repo filter is exact, so it is not used: a bare name has to match any
+// owner, as it does for sessions.
 func storeItems(ctx context.Context, st lore.Store, repo string) ([]lore.Item, error) {
+	if st == nil {
+		return nil, nil
+	}
 	var items []lore.Item
-	err := st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true, Repo: repo}, func(it lore.Item) error {
-		items = append(items, it)
+	err := st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
+		if repo == "" || lore.RepoMatches(it.Repo, repo) {
+			items = append(items, it)
+		}
 		return nil
 	})
 	return items, err
@@ -160,6 +178,9 @@ func storeItems(ctx context.Context, st lore.Store, repo string) ([]lore.Item, e
 
 func harvestedSessions(ctx context.Context, st lore.Store) (map[string]bool, error) {
 	h := map[string]bool{}
+	if st == nil {
+		return h, nil
+	}
 	err := st.Harvests(ctx, func(r lore.Harvest) error {
 		h[r.Session] = true
 		return nil
@@ -216,7 +237,16 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 	return f, s, nil
 }
 
-func velocity(items []lore.Item, sessions []*lore.Session, harvested map[string]bool, now time.Time) Velocity {
+// velocity counts the items first seen on or after since: the tokens are
+// those of the sessions measured, which since has narrowed already, and
+// items learned before them would inflate what they yielded.
+func velocity(all []lore.Item, sessions []*lore.Session, harvested map[string]bool, since, now time.Time) Velocity {
+	var items []lore.Item
+	for _, it := range all {
+		if !it.FirstSeen.Before(since) {
+			items = append(items, it)
+		}
+	}
 	v := Velocity{Items: len(items), Days: []Day{}}
 	for _, s := range sessions {
 		if harvested[s.ID] {
@@ -278,6 +308,9 @@ var backticked = regexp.MustCompile("`([^`]{3,})`")
 // acted on when the session ran a command the item quotes.
 func hitRate(ctx context.Context, st lore.Store, all []facts, items []lore.Item, since time.Time) (HitRate, error) {
 	var h HitRate
+	if st == nil {
+		return h, nil
+	}
 	bySession := map[string]*facts{}
 	for i := range all {
 		bySession[all[i].s.ID] = &all[i]
@@ -433,10 +466,15 @@ func firstTry(sessions []*lore.Session) FirstTry {
 	return f
 }
 
+// perSession is the median session of each week. A session whose
+// transcript records no token usage (Aider, some OpenHands) counts in the
+// week's sessions but not in its median tokens, which it would drag
+// towards 0; one without a start and a later end, likewise for minutes.
 func perSession(sessions []*lore.Session) []Period {
 	type acc struct {
-		tokens  []int64
-		minutes []float64
+		sessions int
+		tokens   []int64
+		minutes  []float64
 	}
 	weeks := map[string]*acc{}
 	for _, s := range sessions {
@@ -446,7 +484,10 @@ func perSession(sessions []*lore.Session) []Period {
 			a = &acc{}
 			weeks[w] = a
 		}
-		a.tokens = append(a.tokens, tokensOf(s))
+		a.sessions++
+		if n := tokensOf(s); n > 0 {
+			a.tokens = append(a.tokens, n)
+		}
 		if !s.StartedAt.IsZero() && s.EndedAt.After(s.StartedAt) {
 			a.minutes = append(a.minutes, s.EndedAt.Sub(s.StartedAt).Minutes())
 		}
@@ -455,7 +496,10 @@ func perSession(sessions []*lore.Session) []Period {
 	for w, a := range weeks {
 		slices.Sort(a.tokens)
 		slices.Sort(a.minutes)
-		p := Period{Week: w, Sessions: len(a.tokens), MedianTokens: a.tokens[len(a.tokens)/2]}
+		p := Period{Week: w, Sessions: a.sessions, SessionsWithTokens: len(a.tokens), SessionsWithMinutes: len(a.minutes)}
+		if len(a.tokens) > 0 {
+			p.MedianTokens = a.tokens[len(a.tokens)/2]
+		}
 		if len(a.minutes) > 0 {
 			p.MedianMinutes = round(a.minutes[len(a.minutes)/2])
 		}
@@ -514,7 +558,7 @@ func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 type replayer struct {
 	dir   string
 	st    *sqlite.Store
-	known map[string]bool // signatures of items learned so far
+	known map[string]string // signature → id of the earliest item learned with it
 	out   WouldHaveKnown
 	weeks map[string]*tally
 }
@@ -532,7 +576,8 @@ func newReplayer(ctx context.Context) (*replayer, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	return &replayer{dir: dir, st: st, known: map[string]bool{}, weeks: map[string]*tally{}}, nil
+	return &replayer{dir: dir, st: st, known: map[string]string{}, weeks: map[string]*tally{},
+		out: WouldHaveKnown{BySession: []ReplayedSession{}}}, nil
 }
 
 func (r *replayer) close() {
@@ -555,10 +600,17 @@ func (r *replayer) step(ctx context.Context, listed, full *lore.Session, f facts
 			w = &tally{}
 			r.weeks[wk] = w
 		}
+		met := ReplayedSession{Session: full.ID, Repo: full.Repo, Agent: full.Agent, Errors: []ReplayedError{}}
+		if t := start(full); !t.IsZero() {
+			t = t.UTC()
+			met.StartedAt = &t
+		}
 		for _, sig := range f.signatures {
+			id, known := r.known[sig]
+			met.Errors = append(met.Errors, ReplayedError{Signature: sig, Known: known, ItemID: id, Delivered: delivered[sig]})
 			r.out.Errors++
 			w.errors++
-			if r.known[sig] {
+			if known {
 				r.out.Known++
 				w.known++
 			}
@@ -567,16 +619,53 @@ func (r *replayer) step(ctx context.Context, listed, full *lore.Session, f facts
 				w.delivered++
 			}
 		}
+		r.out.BySession = append(r.out.BySession, met)
 	}
+	// The items found are not stored yet when Found sees them: their ids
+	// are looked up once the harvest is done.
+	var learned []lore.Item
 	_, err := harvest.Run(ctx, []*lore.Session{listed}, harvest.Options{Store: r.st, Extractor: harvest.Rules{}, Workers: 1,
 		Found: func(_ *lore.Session, items []lore.Item) {
 			for _, it := range items {
-				if it.Signature != "" {
-					r.known[it.Signature] = true
+				if _, ok := r.known[it.Signature]; it.Signature != "" && !ok {
+					learned = append(learned, it)
 				}
 			}
 		}})
-	return err
+	if err != nil {
+		return err
+	}
+	for _, it := range learned {
+		if _, ok := r.known[it.Signature]; ok {
+			continue // an earlier item of this session had it
+		}
+		id, err := r.storedID(ctx, it)
+		if err != nil {
+			return err
+		}
+		r.known[it.Signature] = id
+	}
+	return nil
+}
+
+// storedID is the id under which the store keeps an item just harvested:
+// its own, or, when the store merged it into a near-duplicate, the
+// earliest stored item with its signature.
+func (r *replayer) storedID(ctx context.Context, it lore.Item) (string, error) {
+	if p, err := lore.Prepare(it, time.Time{}); err == nil {
+		if stored, err := r.st.Item(ctx, p.ID); err == nil && stored.Signature == it.Signature {
+			return stored.ID, nil
+		}
+	}
+	var id string
+	var first time.Time
+	err := r.st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true}, func(stored lore.Item) error {
+		if stored.Signature == it.Signature && (id == "" || stored.FirstSeen.Before(first)) {
+			id, first = stored.ID, stored.FirstSeen
+		}
+		return nil
+	})
+	return id, err
 }
 
 // delivered returns the signatures of the items boot would have handed

@@ -30,9 +30,9 @@ type Metrics struct {
 // Velocity is how fast knowledge is learned.
 type Velocity struct {
 	ItemsPerDay           float64 `json:"items_per_day"`            // over the days from the first item to now
-	ItemsPerMillionTokens float64 `json:"items_per_million_tokens"` // items ÷ tokens of the harvested sessions
-	Items                 int     `json:"items"`                    // items in the store (any status)
-	HarvestedTokens       int64   `json:"harvested_tokens"`         // tokens of the sessions harvested
+	ItemsPerMillionTokens float64 `json:"items_per_million_tokens"` // items ÷ tokens of the harvested sessions; 0 when none had tokens
+	Items                 int     `json:"items"`                    // items in the store (any status) first seen on or after since
+	HarvestedTokens       int64   `json:"harvested_tokens"`         // tokens of the measured sessions harvested
 	Days                  []Day   `json:"days"`                     // new items per day, oldest first
 }
 
@@ -100,12 +100,16 @@ type Rate struct {
 	Rate float64 `json:"rate"`
 }
 
-// Period is the cost of a median session in one week.
+// Period is the cost of a median session in one week. The medians leave
+// out the sessions that cannot say: a transcript with no token usage
+// (Aider, some OpenHands) or without a start and a later end.
 type Period struct {
-	Week          string  `json:"week"` // YYYY-MM-DD of the week's Monday; "unknown" for sessions with no time
-	Sessions      int     `json:"sessions"`
-	MedianTokens  int64   `json:"median_tokens"`
-	MedianMinutes float64 `json:"median_minutes"`
+	Week                string  `json:"week"` // YYYY-MM-DD of the week's Monday; "unknown" for sessions with no time
+	Sessions            int     `json:"sessions"`
+	MedianTokens        int64   `json:"median_tokens"`         // over sessions_with_tokens; 0 when none
+	MedianMinutes       float64 `json:"median_minutes"`        // over sessions_with_minutes; 0 when none
+	SessionsWithTokens  int     `json:"sessions_with_tokens"`  // sessions whose transcript records token usage
+	SessionsWithMinutes int     `json:"sessions_with_minutes"` // sessions with a start and a later end
 }
 
 // Knowledge is the age of what the store holds.
@@ -130,6 +134,26 @@ type WouldHaveKnown struct {
 	KnownRate     float64 `json:"known_rate"`     // known ÷ errors
 	DeliveredRate float64 `json:"delivered_rate"` // delivered ÷ errors
 	Weeks         []Known `json:"weeks"`          // the same, week by week
+	// BySession is every replayed session that met an error, in time
+	// order, with what was known of each error it met.
+	BySession []ReplayedSession `json:"by_session"`
+}
+
+// ReplayedSession is one replayed session that met errors.
+type ReplayedSession struct {
+	Session   string          `json:"session"`    // the session's id
+	StartedAt *time.Time      `json:"started_at"` // null when the transcript has no time
+	Repo      string          `json:"repo"`
+	Agent     string          `json:"agent"`
+	Errors    []ReplayedError `json:"errors"` // the distinct error signatures it met, in order
+}
+
+// ReplayedError is one error signature a replayed session met.
+type ReplayedError struct {
+	Signature string `json:"signature"`
+	Known     bool   `json:"known"`     // an item from an earlier session had the signature
+	ItemID    string `json:"item_id"`   // that item: the earliest learned with the signature; "" when not known
+	Delivered bool   `json:"delivered"` // boot would have handed the session an item with the signature
 }
 
 // Known is would-have-known over one week.

@@ -3,9 +3,13 @@
 // sample, harvest, boot a new session, see it use what it was told, and
 // measure.
 //
-// The sessions were written for lore: two agents (Claude Code and Codex),
-// three repositories, and an error that comes back (a push to a protected
-// main branch) until a later session, handed the note by boot, avoids it.
+// The sessions were written for lore: three agents (Claude Code, Codex and
+// Gemini CLI), four repositories, each named by its folder as lore names a
+// repository whose folder is not on this machine, and an error that comes
+// back (a push to a protected main branch) until a later session, handed
+// the note by boot, avoids it. The Gemini CLI session sits in Gemini's own
+// layout (PROJECT/chats/session-*.jsonl beside PROJECT/.project_root),
+// which is how lore learns its folder.
 package tour
 
 import (
@@ -29,7 +33,9 @@ import (
 	"github.com/lorehq/lore/transcript"
 )
 
-//go:embed sessions/*.jsonl
+// all: keeps Gemini's .project_root, which names its session's folder.
+//
+//go:embed all:sessions
 var sessions embed.FS
 
 // later is the session that runs after boot; the others come first.
@@ -155,6 +161,18 @@ func Run(ctx context.Context, w io.Writer) (Result, error) {
 	fmt.Fprintf(w, "   first-try success %d of %d sessions with tool calls\n", m.FirstTry.Succeeded, m.FirstTry.Sessions)
 	k := m.WouldHaveKnown
 	fmt.Fprintf(w, "   would-have-known  of %d errors met, earlier sessions had taught %d and boot would have handed over %d\n", k.Errors, k.Known, k.Delivered)
+	for _, s := range k.BySession {
+		for _, e := range s.Errors {
+			if !e.Known {
+				continue
+			}
+			how := "an earlier session had taught it, but boot would not have handed the note over"
+			if e.Delivered {
+				how = "an earlier session had taught it, and boot would have handed the note over"
+			}
+			fmt.Fprintf(w, "     %s in %s met %q:\n       %s\n", s.Agent, s.Repo, clip(e.Signature, 70), how)
+		}
+	}
 	fmt.Fprintf(w, "\nOn your own sessions: lore harvest, then lore boot --cwd . and lore measure (lore hooks install claude does it for you).\n")
 	return res, nil
 }
@@ -165,11 +183,9 @@ func (p printer) step(format string, args ...any) {
 	fmt.Fprintf(p.w, "\n"+format+"\n", args...)
 }
 
-// copySessions writes the embedded sessions keep accepts into dir.
+// copySessions writes the embedded files keep accepts (by name) into dir,
+// in the folders they are in.
 func copySessions(dir string, keep func(string) bool) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
 	return fs.WalkDir(sessions, "sessions", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !keep(d.Name()) {
 			return err
@@ -178,7 +194,11 @@ func copySessions(dir string, keep func(string) bool) error {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dir, d.Name()), b, 0o600)
+		dst := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(p, "sessions/")))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o600)
 	})
 }
 

@@ -23,7 +23,7 @@ func TestTour(t *testing.T) {
 		t.Errorf("the boot context lacks the push pitfall:\n%s", res.Boot.Text)
 	}
 	m := res.Metrics
-	if m.Sessions != 5 || m.HitRate.Boots != 1 || m.HitRate.Cited < 1 {
+	if m.Sessions != 6 || m.HitRate.Boots != 1 || m.HitRate.Cited < 1 {
 		t.Errorf("hit rate %+v over %d sessions; want the later session's citation counted", m.HitRate, m.Sessions)
 	}
 	if m.Recurrence.SessionsHitKnown < 1 {
@@ -31,6 +31,40 @@ func TestTour(t *testing.T) {
 	}
 	if k := m.WouldHaveKnown; k.Known < 1 || k.Delivered < 1 || k.Delivered > k.Known {
 		t.Errorf("would-have-known %+v; want the repeated push error known and delivered", k)
+	}
+	pushKnown := false
+	for _, s := range m.WouldHaveKnown.BySession {
+		for _, e := range s.Errors {
+			if s.Repo == "acme-api" && strings.Contains(e.Signature, "gh006") && e.Known && e.Delivered && e.ItemID != "" {
+				pushKnown = true
+			}
+		}
+	}
+	if !pushKnown {
+		t.Errorf("would-have-known by session %+v; want the second push session's error known, with its item, and delivered", m.WouldHaveKnown.BySession)
+	}
+	// Three agents, four repositories, each named by its folder: a repo
+	// from a git remote (owner/name) beside them would read as a fifth.
+	agents, repos := map[string]bool{}, map[string]bool{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 4 && strings.HasPrefix(f[0], "2026-") {
+			agents[f[2]], repos[f[3]] = true, true
+		}
+	}
+	if len(agents) != 3 || !agents["gemini-cli"] || !agents["codex"] || !agents["claude-code"] {
+		t.Errorf("step 1 lists the agents %v; want claude-code, codex and gemini-cli", agents)
+	}
+	for _, r := range []string{"acme-api", "acme-web", "acme-widgets", "acme-docs"} {
+		if !repos[r] {
+			t.Errorf("step 1 lists the repositories %v; want %s among them", repos, r)
+		}
+	}
+	if len(repos) != 4 {
+		t.Errorf("step 1 lists the repositories %v; want four, named alike", repos)
+	}
+	if !strings.Contains(out.String(), "`getting-started.md` is in `content/guide/getting-started.md`") {
+		t.Error("the Gemini CLI session's fact (where the page it failed to read really is) was not harvested")
 	}
 	if _, err := os.Stat(res.Dir); !os.IsNotExist(err) {
 		t.Errorf("the tour left %s behind", res.Dir)

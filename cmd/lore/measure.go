@@ -1,14 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/boot"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/measure"
 	"github.com/lorehq/lore/transcript"
@@ -47,7 +51,10 @@ agents' default locations), the store and the boot records:
                     earlier sessions had taught, and the share boot (its repository, its
                     first message as the task) would have handed it
 
---replay prints would-have-known alone. --json prints one object (see the README).
+--repo takes owner/name or a bare name (any owner). --since keeps the sessions
+active on or after the day, and counts in velocity only the items first seen since;
+knowledge is the whole store. --replay prints would-have-known alone and does not
+open the store. --json prints one object (see the README).
 
 ` + storeHelp,
 		Example: `  lore measure
@@ -73,17 +80,21 @@ agents' default locations), the store and the boot records:
 }
 
 // measureMetrics reads the sessions and the store and computes the
-// metrics; dashboard shares it.
+// metrics; dashboard shares it. With --replay the store is not opened:
+// would-have-known replays into a temporary store of its own, so the
+// user's store, even a damaged one, plays no part.
 func measureMetrics(ctx context.Context, opts *measureOptions) (measure.Metrics, error) {
 	sessions, err := filteredSessions(ctx, opts.IO, opts.Env, opts.Paths, &opts.filterOptions)
 	if err != nil {
 		return measure.Metrics{}, err
 	}
-	st, err := opts.openOrEmpty(ctx, opts.Env, true)
-	if err != nil {
-		return measure.Metrics{}, err
+	var st lore.Store
+	if !opts.ReplayOnly {
+		if st, err = opts.openOrEmpty(ctx, opts.Env, true); err != nil {
+			return measure.Metrics{}, err
+		}
+		defer st.Close()
 	}
-	defer st.Close()
 	bar := newCountProgress(opts.IO, "measuring sessions")
 	defer bar.stop()
 	return measure.Compute(ctx, sessions, st, measure.Options{
@@ -119,30 +130,161 @@ func pct(rate float64, of int) string {
 	if of == 0 {
 		return "no data"
 	}
-	return fmt.Sprintf("%.0f%% of %d", rate*100, of)
+	return fmt.Sprintf("%s of %d", measure.Percent(rate), of)
 }
 
+// nOf says how many of a total, then the share: "3 of 29 sessions
+// harvested (10%)"; a share of nothing is "no data".
+func nOf(n, of int, what string) string {
+	if of == 0 {
+		return "no data"
+	}
+	return fmt.Sprintf("%d of %d %s (%s)", n, of, what, measure.Percent(float64(n)/float64(of)))
+}
+
+// plural is a count and its noun, singular for one.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// replayShown is how many sessions writeReplay lists; --json has them all.
+const replayShown = 15
+
 func writeReplay(w io.Writer, k measure.WouldHaveKnown) {
-	fmt.Fprintf(w, "would-have-known  %d sessions replayed in time order, %d errors met\n", k.Sessions, k.Errors)
-	fmt.Fprintf(w, "  known           %s (taught by an earlier session)\n", pct(k.KnownRate, k.Errors))
-	fmt.Fprintf(w, "  delivered       %s (in the boot context of the session)\n", pct(k.DeliveredRate, k.Errors))
+	fmt.Fprintf(w, "would-have-known  %s replayed in time order, %s met\n", plural(k.Sessions, "session"), plural(k.Errors, "error"))
+	fmt.Fprintf(w, "  known           %s\n", nOf(k.Known, k.Errors, "errors taught by an earlier session"))
+	fmt.Fprintf(w, "  delivered       %s\n", nOf(k.Delivered, k.Errors, "errors in the boot context of the session"))
+	var knew []measure.ReplayedSession
+	for _, s := range slices.Backward(k.BySession) {
+		if slices.ContainsFunc(s.Errors, func(e measure.ReplayedError) bool { return e.Known }) {
+			knew = append(knew, s)
+		}
+	}
+	if len(knew) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  sessions that met an error lore knew, latest first:\n")
+	for _, s := range knew[:min(len(knew), replayShown)] {
+		started := "(no date)       "
+		if s.StartedAt != nil {
+			started = s.StartedAt.Local().Format("2006-01-02 15:04")
+		}
+		known, delivered := 0, 0
+		for _, e := range s.Errors {
+			if e.Known {
+				known++
+			}
+			if e.Delivered {
+				delivered++
+			}
+		}
+		fmt.Fprintf(w, "    %s  %s  %s  %s: %d of %d known, %d delivered\n", started, cmp.Or(s.Repo, "-"), s.Agent, s.Session, known, len(s.Errors), delivered)
+		for _, e := range s.Errors {
+			if !e.Known {
+				continue
+			}
+			how := "known    "
+			if e.Delivered {
+				how = "delivered"
+			}
+			fmt.Fprintf(w, "      %s lore:%s  %s\n", how, e.ItemID[:min(len(e.ItemID), boot.ShortID)], oneLine(e.Signature, 100))
+		}
+	}
+	if len(knew) > replayShown {
+		fmt.Fprintf(w, "    … %d more (--json lists all)\n", len(knew)-replayShown)
+	}
 }
 
 func writeMetrics(w io.Writer, m measure.Metrics) {
-	fmt.Fprintf(w, "%d sessions measured\n", m.Sessions)
+	fmt.Fprintf(w, "%s measured\n", plural(m.Sessions, "session"))
 	v := m.Velocity
-	fmt.Fprintf(w, "velocity          %d items, %.2f a day, %.1f per million tokens harvested\n", v.Items, v.ItemsPerDay, v.ItemsPerMillionTokens)
+	items := fmt.Sprintf("%d items", v.Items)
+	if m.Since != "" {
+		items = fmt.Sprintf("%d items new since %s", v.Items, m.Since)
+	}
+	perMillion := "no data"
+	if v.HarvestedTokens > 0 {
+		perMillion = fmt.Sprintf("%.1f", v.ItemsPerMillionTokens)
+	}
+	fmt.Fprintf(w, "velocity          %s, %.2f a day, %s per million tokens harvested\n", items, v.ItemsPerDay, perMillion)
 	c := m.Coverage
-	fmt.Fprintf(w, "coverage          %s of sessions harvested, %d of %d repositories\n", pct(c.Share, c.Sessions), c.ReposHarvested, c.Repos)
+	fmt.Fprintf(w, "coverage          %s, %d of %d repositories\n", nOf(c.SessionsHarvested, c.Sessions, "sessions harvested"), c.ReposHarvested, c.Repos)
 	h := m.HitRate
-	fmt.Fprintf(w, "hit rate          %s injected notes used (%d cited, %d acted on) over %d boots\n", pct(h.Rate, h.Injected), h.Cited, h.ActedOn, h.Boots)
+	if h.Injected == 0 {
+		fmt.Fprintf(w, "hit rate          no data (no boot handed the measured sessions a note)\n")
+	} else {
+		fmt.Fprintf(w, "hit rate          %s: %d cited, %d acted on, over %s\n",
+			nOf(h.Cited+h.ActedOn, h.Injected, "injected notes used"), h.Cited, h.ActedOn, plural(h.Boots, "boot"))
+	}
 	r := m.Recurrence
-	fmt.Fprintf(w, "recurrence        %s sessions with errors met one lore already knew\n", pct(r.Rate, r.SessionsWithErrors))
+	fmt.Fprintf(w, "recurrence        %s\n", nOf(r.SessionsHitKnown, r.SessionsWithErrors, "sessions with errors met one lore already knew"))
+	if len(r.Signatures) > 0 {
+		fmt.Fprintf(w, "  the errors met most, before → after lore knew them:\n")
+		for _, s := range r.Signatures[:min(len(r.Signatures), 3)] {
+			fmt.Fprintf(w, "    %d → %d sessions, %s → %s a week: %s\n", s.Before, s.After,
+				measure.Decimal(s.BeforePerWeek), measure.Decimal(s.AfterPerWeek), oneLine(s.Signature, 80))
+		}
+	}
 	f := m.FirstTry
-	fmt.Fprintf(w, "first-try success %s sessions with tool calls had none fail\n", pct(f.Rate, f.Sessions))
+	fmt.Fprintf(w, "first-try success %s%s\n", nOf(f.Succeeded, f.Sessions, "sessions with tool calls had none fail"), firstTryTrend(f.Weeks))
 	fmt.Fprintf(w, "outcomes          %d success, %d failure, %d aborted, %d unknown\n",
 		m.Outcomes["success"], m.Outcomes["failure"], m.Outcomes["aborted"], m.Outcomes["unknown"])
+	fmt.Fprintf(w, "cost              %s\n", costTrend(m.PerSession))
 	k := m.Knowledge
-	fmt.Fprintf(w, "knowledge         %d active, %d candidates, median age %.0f days, %.0f%% stale\n", k.Active, k.Candidates, k.MedianAgeDays, k.StaleShare*100)
+	if k.Active == 0 {
+		fmt.Fprintf(w, "knowledge         0 active, %s\n", plural(k.Candidates, "candidate"))
+	} else {
+		fmt.Fprintf(w, "knowledge         %d active, %s, median age %.0f days, not confirmed in 90 days: %s\n",
+			k.Active, plural(k.Candidates, "candidate"), k.MedianAgeDays, pct(k.StaleShare, k.Active))
+	}
 	writeReplay(w, m.WouldHaveKnown)
+}
+
+// firstTryTrend compares the first and the latest week with sessions:
+// "; 50% (week of 2026-05-04) → 70% (week of 2026-05-11)", or nothing
+// with fewer than two such weeks.
+func firstTryTrend(weeks []measure.Rate) string {
+	var dated []measure.Rate
+	for _, r := range weeks {
+		if r.N > 0 && r.Week != "unknown" {
+			dated = append(dated, r)
+		}
+	}
+	if len(dated) < 2 {
+		return ""
+	}
+	a, b := dated[0], dated[len(dated)-1]
+	return fmt.Sprintf("; %s (week of %s) → %s (week of %s)", measure.Percent(a.Rate), a.Week, measure.Percent(b.Rate), b.Week)
+}
+
+// costTrend is the median session of the first and the latest week that
+// say anything about cost.
+func costTrend(periods []measure.Period) string {
+	var dated []measure.Period
+	for _, p := range periods {
+		if p.Week != "unknown" && p.SessionsWithTokens+p.SessionsWithMinutes > 0 {
+			dated = append(dated, p)
+		}
+	}
+	if len(dated) == 0 {
+		return "no data"
+	}
+	median := func(p measure.Period) string {
+		tokens, minutes := "no token data", "no time data"
+		if p.SessionsWithTokens > 0 {
+			tokens = measure.ShortTokens(p.MedianTokens) + " tokens"
+		}
+		if p.SessionsWithMinutes > 0 {
+			minutes = fmt.Sprintf("%.0f min", p.MedianMinutes)
+		}
+		return fmt.Sprintf("%s, %s (week of %s)", tokens, minutes, p.Week)
+	}
+	out := "median session " + median(dated[0])
+	if len(dated) > 1 {
+		out += " → " + median(dated[len(dated)-1])
+	}
+	return out
 }

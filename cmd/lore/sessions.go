@@ -68,35 +68,13 @@ func (f *filterOptions) keep(s *lore.Session) bool {
 	if f.Agent != "" && s.Agent != f.Agent {
 		return false
 	}
-	if f.Repo != "" && !repoMatches(s.Repo, f.Repo) {
+	if f.Repo != "" && !lore.RepoMatches(s.Repo, f.Repo) {
 		return false
 	}
-	if !f.since.IsZero() && lastActive(s).Before(f.since) {
+	if !f.since.IsZero() && s.LastActive().Before(f.since) {
 		return false
 	}
 	return true
-}
-
-// repoMatches compares repositories case-insensitively; a bare name
-// matches any owner.
-func repoMatches(repo, want string) bool {
-	if strings.EqualFold(repo, want) {
-		return true
-	}
-	if !strings.Contains(want, "/") {
-		_, name, ok := strings.Cut(repo, "/")
-		return ok && strings.EqualFold(name, want)
-	}
-	return false
-}
-
-// lastActive is when a session was last seen active: its end, else its
-// start.
-func lastActive(s *lore.Session) time.Time {
-	if !s.EndedAt.IsZero() {
-		return s.EndedAt
-	}
-	return s.StartedAt
 }
 
 func newSessionsCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsOptions) error) *cobra.Command {

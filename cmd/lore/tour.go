@@ -14,8 +14,8 @@ func newTourCmd(ios *iostreams.IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "tour",
 		Short: "Run the whole loop on example sessions, touching nothing of yours",
-		Long: `Run lore's loop on example sessions built into lore (Claude Code and Codex, three
-repositories, an error that comes back until a later session avoids it): read the
+		Long: `Run lore's loop on example sessions built into lore (Claude Code, Codex and Gemini
+CLI, four repositories, an error that comes back until a later session avoids it): read the
 transcripts, rank them, harvest them, boot a new session, watch it use the note it
 was handed, and measure. Everything happens in a temporary folder, removed at the
 end; your transcripts and your store are not read or written.`,
