@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,8 +43,9 @@ import (
 //     (one per message id); "info", "warning" and "error" messages are not
 //     turns;
 //   - tool calls are a gemini message's toolCalls, once per id; a call with
-//     status "error" is a tool error; "cancelled" (the user stopped it) is
-//     not;
+//     status "error" is a tool error, and so is a shell command whose output
+//     says it exited non-zero (its status is "success" all the same);
+//     "cancelled" (the user stopped it) is not;
 //   - tokens: each gemini message's tokens once (its last write), including
 //     responses a rewind removed, since they were spent. Gemini's input
 //     (promptTokenCount) includes cached (cachedContentTokenCount), so
@@ -292,6 +294,17 @@ func (g *geminiReplay) message(id string, v *fastjson.Value) *geminiMsg {
 		case "cancelled":
 			gc.status = geminiCallCancelled
 		}
+		// A shell command that ran and exited non-zero has status
+		// "success": Gemini reports the exit code in the output only.
+		var exit *int
+		if gc.status == geminiCallSuccess && string(c.GetStringBytes("name")) == geminiShell {
+			if code, ok := geminiExitCode(geminiResultText(c)); ok {
+				exit = &code
+				if code != 0 {
+					gc.status = geminiCallError
+				}
+			}
+		}
 		m.calls = append(m.calls, gc)
 		if !keep {
 			continue
@@ -299,9 +312,10 @@ func (g *geminiReplay) message(id string, v *fastjson.Value) *geminiMsg {
 		am.ToolCalls = append(am.ToolCalls, lore.ToolCall{ID: gc.id, Name: str(c, "name"), Input: raw(c, "args")})
 		if has(c, "result") || gc.status != geminiCallOther {
 			tm.ToolResults = append(tm.ToolResults, lore.ToolResult{
-				CallID:  gc.id,
-				IsError: gc.status == geminiCallError,
-				Output:  geminiResultText(c),
+				CallID:   gc.id,
+				IsError:  gc.status == geminiCallError,
+				ExitCode: exit,
+				Output:   geminiResultText(c),
 			})
 		}
 	}
@@ -566,6 +580,27 @@ func geminiThoughts(v *fastjson.Value) string {
 
 // geminiResultText is a tool call's output: the functionResponse's output
 // or error, else what the CLI displayed.
+// geminiShell is the shell tool's name; its output ends with lines such as
+// "Exit Code: 1" (packages/core/src/tools/shell.ts), and the call's status
+// is "success" whatever the command's exit code.
+const geminiShell = "run_shell_command"
+
+// geminiExitCode reads the exit code from a shell tool's output: the last
+// line "Exit Code: N". A command killed by a signal has "(none)" there.
+func geminiExitCode(out string) (int, bool) {
+	const label = "Exit Code: "
+	i := strings.LastIndex(out, label)
+	if i < 0 || (i > 0 && out[i-1] != '\n') {
+		return 0, false
+	}
+	v := out[i+len(label):]
+	if j := strings.IndexByte(v, '\n'); j >= 0 {
+		v = v[:j]
+	}
+	code, err := strconv.Atoi(strings.TrimSpace(v))
+	return code, err == nil
+}
+
 func geminiResultText(c *fastjson.Value) string {
 	var out string
 	res := c.Get("result")
@@ -697,6 +732,11 @@ func readGeminiCheckpoint(ctx context.Context, in *input, doc *fastjson.Value, e
 		for _, p := range parts {
 			if fr := p.Get("functionResponse"); fr != nil {
 				r := lore.ToolResult{CallID: str(fr, "id"), IsError: has(fr, "response", "error")}
+				if !r.IsError && string(fr.GetStringBytes("name")) == geminiShell {
+					if code, ok := geminiExitCode(string(fr.GetStringBytes("response", "output"))); ok {
+						r.ExitCode, r.IsError = &code, code != 0
+					}
+				}
 				if keep {
 					if r.IsError {
 						r.Output = raw(fr, "response", "error")

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -360,3 +361,48 @@ func FuzzGeminiCheckpoint(f *testing.F) {
 }
 
 func BenchmarkGemini(b *testing.B) { codexBenchRead(b, geminiFixtureLog) }
+
+// A shell command that exits non-zero has status "success": the exit code
+// is only in the output. It counts as a tool error, with and without
+// message bodies; exit code 0 and a command killed by a signal do not.
+func TestGeminiShellExitCode(t *testing.T) {
+	shell := func(id, out string) string {
+		return `{"id":"` + id + `","name":"run_shell_command","args":{"command":"make"},"status":"success","result":[{"functionResponse":{"id":"` + id +
+			`","name":"run_shell_command","response":{"output":` + geminiQuote(out) + `}}}]}`
+	}
+	log := `{"sessionId":"5e11e7c0-0000-4000-8000-000000000001","projectHash":"ab","startTime":"2026-04-20T10:00:00.000Z","kind":"main"}
+{"id":"u1","timestamp":"2026-04-20T10:00:05.000Z","type":"user","content":[{"text":"Build it."}]}
+{"id":"g1","timestamp":"2026-04-20T10:00:10.000Z","type":"gemini","content":"Building.","model":"gemini-2.5-pro","toolCalls":[` +
+		shell("sh-1", "Command: make\nDirectory: (root)\nOutput: make: *** No rule to make target 'all'.\nError: (none)\nExit Code: 2\nSignal: (none)") + `,` +
+		shell("sh-2", "Command: make build\nDirectory: (root)\nOutput: ok\nError: (none)\nExit Code: 0\nSignal: (none)") + `,` +
+		shell("sh-3", "Command: sleep 99\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: (none)\nSignal: 15") + `]}
+{"id":"g2","timestamp":"2026-04-20T10:00:20.000Z","type":"gemini","content":"Built."}
+`
+	s := codexReadBoth(t, writeFile(t, "session-2026-04-20T10-00-5e11e7c0.jsonl", log))
+	if s.ToolCalls != 3 || s.ToolErrors != 1 {
+		t.Errorf("tool calls %d, errors %d; want 3, 1", s.ToolCalls, s.ToolErrors)
+	}
+	for _, m := range s.Messages {
+		for _, r := range m.ToolResults {
+			switch r.CallID {
+			case "sh-1":
+				if !r.IsError || r.ExitCode == nil || *r.ExitCode != 2 {
+					t.Errorf("sh-1: %+v, want an error with exit code 2", r)
+				}
+			case "sh-2":
+				if r.IsError || r.ExitCode == nil || *r.ExitCode != 0 {
+					t.Errorf("sh-2: %+v, want exit code 0", r)
+				}
+			case "sh-3":
+				if r.IsError || r.ExitCode != nil {
+					t.Errorf("sh-3: %+v, want no exit code", r)
+				}
+			}
+		}
+	}
+}
+
+func geminiQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
