@@ -119,10 +119,10 @@ type ruleRun struct {
 	seen  map[string]bool
 }
 
-// add keeps an item once per session, scoped, when its text is short
-// enough.
+// add keeps an item once per session, scoped. Run drops a text longer
+// than maxItemText once it is redacted.
 func (r *ruleRun) add(it lore.Item, pos int) bool {
-	if len(it.Text) > maxItemText || it.Text == "" || r.seen[it.Text] {
+	if it.Text == "" || r.seen[it.Text] {
 		return false
 	}
 	r.seen[it.Text] = true
