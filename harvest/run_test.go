@@ -150,6 +150,8 @@ var planted = []string{
 	"s3cr3tDbPass",
 	"jane.doe@acme-corp.com",
 	"MIIEowIBAAKCAQEA7bq98",
+	"Pg5ecretPw0rd9",                // PGPASSWORD
+	"Zx8fK2mQ9pL4vT7wR1nB6cY3hJ5Qa", // high entropy beside a name that is only secret-like
 }
 
 func secretSession() []turn {
@@ -171,6 +173,9 @@ func secretSession() []turn {
 		bash("OPENAI_API_KEY=sk-proj-Abcdefghij0123456789abcdefghij ANTHROPIC_API_KEY=sk-ant-api03-abcdefghij0123456789abcdefghij python eval.py", "score 0.91", false),
 		bash("curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrstuvwxyz012345' https://api.acme.dev/v1/me",
 			"Exit code 22\ncurl: (22) The requested URL returned error: 401", true),
+		bash("PGPASSWORD=Pg5ecretPw0rd9 MY_SERVICE_KEY=Zx8fK2mQ9pL4vT7wR1nB6cY3hJ5Qa psql -h db.acme.dev -c 'select 1'",
+			"Exit code 2\npsql: error: connection to server at \"db.acme.dev\" (10.0.0.5), port 5432 failed: Connection timed out", true),
+		bash("PGPASSWORD=Pg5ecretPw0rd9 MY_SERVICE_KEY=Zx8fK2mQ9pL4vT7wR1nB6cY3hJ5Qa psql -h db.acme.dev -p 6432 -c 'select 1'", " ?column? \n----------\n        1", false),
 		bash("openssl rsa -in key.pem -check", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq98\n-----END RSA PRIVATE KEY-----", false),
 		{say: "Deployed. Should jane.doe@acme-corp.com get the release notes, or does the staging list at ops@acme-corp.com cover it?"},
 	}
