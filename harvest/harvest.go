@@ -110,6 +110,10 @@ type Summary struct {
 	LLMTokensIn  int64 `json:"llm_tokens_in"`
 	LLMTokensOut int64 `json:"llm_tokens_out"`
 	LLMFailures  int   `json:"llm_failures"`
+	// LLMUnanswered names the sessions none of whose model answers could
+	// be used: they are problems too, not recorded, and asked again by
+	// the next run.
+	LLMUnanswered []string `json:"llm_unanswered,omitempty"`
 	// LLMTokensPerItem is the model's tokens, in and out, per item kept
 	// (stored, whether new or merged); 0 without a model.
 	LLMTokensPerItem float64 `json:"llm_tokens_per_item"`
@@ -192,6 +196,7 @@ feed:
 		h.sum.LLMTokensPerItem = float64(h.sum.LLMTokensIn+h.sum.LLMTokensOut) / float64(h.kept)
 	}
 	sort.Slice(h.sum.Problems, func(i, j int) bool { return h.sum.Problems[i].Session < h.sum.Problems[j].Session })
+	sort.Strings(h.sum.LLMUnanswered)
 	if err := ctx.Err(); err != nil {
 		return h.sum, err
 	}
@@ -294,6 +299,7 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		return
 	case found.Chunks > 0 && found.Failures == found.Chunks:
 		// Not recorded, so that the next run asks again.
+		h.count(func(sum *Summary) { sum.LLMUnanswered = append(sum.LLMUnanswered, s.ID) })
 		h.problems([]*lore.Session{s}, fmt.Errorf("no usable answer from the model for any of its %d parts; it is asked again next run", found.Chunks))
 		return
 	}

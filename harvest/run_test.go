@@ -458,7 +458,8 @@ func TestRunUnusableAnswersNotRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		if sum.SessionsHarvested != 0 || sum.SessionsSkipped != 0 || sum.Errors != 1 || len(sum.Problems) != 1 ||
-			sum.Problems[0].Session != "claude-code:s-one" || sum.LLMCalls == 0 {
+			sum.Problems[0].Session != "claude-code:s-one" || sum.LLMCalls == 0 ||
+			len(sum.LLMUnanswered) != 1 || sum.LLMUnanswered[0] != "claude-code:s-one" {
 			t.Errorf("run %d: %+v; want the session asked, not harvested, and named as a problem", run+1, sum)
 		}
 	}
