@@ -112,31 +112,49 @@ var instructionRules = func() []instructionRule {
 // agent rather than knowledge about a project or a tool: such an item
 // is refused.
 func Instruction(text string) bool {
-	lower := strings.ToLower(text)
-	words := wordSet(lower)
-	for _, r := range instructionRules {
-		for _, w := range r.triggers {
-			if words[w] || w[0] >= utf8.RuneSelf && strings.Contains(lower, w) {
-				if r.re.MatchString(text) {
-					return true
-				}
-				break
-			}
+	t := newGuardText(text)
+	_, ok := t.first(instructionRules)
+	return ok
+}
+
+// guardText is a text as the guards read it: the rules whose triggers
+// it holds are the only ones run, which keeps an item's check to a few
+// microseconds.
+type guardText struct {
+	text, lower string
+	words       map[string]bool // runs of letters, digits, '_' and apostrophes
+}
+
+func newGuardText(text string) *guardText {
+	t := &guardText{text: text, lower: strings.ToLower(text), words: make(map[string]bool, len(text)/6)}
+	for w := range strings.FieldsFuncSeq(t.lower, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '\''
+	}) {
+		t.words[strings.Trim(w, "'")] = true
+	}
+	return t
+}
+
+// has reports whether the text holds one of triggers.
+func (t *guardText) has(triggers []string) bool {
+	for _, w := range triggers {
+		if t.words[w] || w[0] >= utf8.RuneSelf && strings.Contains(t.lower, w) {
+			return true
 		}
 	}
 	return false
 }
 
-// wordSet returns the words of lower: runs of letters, digits, '_' and
-// apostrophes.
-func wordSet(lower string) map[string]bool {
-	words := map[string]bool{}
-	for w := range strings.FieldsFuncSeq(lower, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '\''
-	}) {
-		words[strings.Trim(w, "'")] = true
+// first returns where the first of rules that matches matches.
+func (t *guardText) first(rules []instructionRule) ([]int, bool) {
+	for _, r := range rules {
+		if t.has(r.triggers) {
+			if loc := r.re.FindStringIndex(t.text); loc != nil {
+				return loc, true
+			}
+		}
 	}
-	return words
+	return nil, false
 }
 
 // hold reports whether an item that is not refused is still to be kept
@@ -148,16 +166,34 @@ func wordSet(lower string) map[string]bool {
 // project is often an order too ("Run make check before pushing"), and
 // stays as it is when it names what it is about.
 func hold(text string, fromTool bool) bool {
-	if !directive(text) {
+	return newGuardText(text).hold(fromTool)
+}
+
+func (t *guardText) hold(fromTool bool) bool {
+	if !t.directive() {
 		return false
 	}
-	return fromTool || risky(text) || !grounded(text)
+	return fromTool || !t.grounded() || t.risky()
+}
+
+// screen is Instruction and hold, reading the text once.
+func screen(text string, fromTool bool) (refuse, held bool) {
+	t := newGuardText(text)
+	if _, ok := t.first(instructionRules); ok {
+		return true, false
+	}
+	return false, t.hold(fromTool)
+}
+
+// rule builds instruction rules, case-insensitive.
+func rule(triggers, re string) instructionRule {
+	return instructionRule{strings.Fields(triggers), regexp.MustCompile(`(?i)` + re)}
 }
 
 var (
-	secondPerson = regexp.MustCompile(`(?i)\byou(r|rs|rself|rselves)?\b|\byou'(re|ll|ve|d)\b`)
-	agentModal   = regexp.MustCompile(`(?i)\b(the|an?|this|every|each|all|any|our) (ai |coding |llm )?(agents?|assistants?|models?|llms?|ais|bots?)\b.{0,15}\b(must|should|shall|needs? to|has to|have to|is required to|are required to|will|is to|are to|may not|must not|should not)\b`)
-	sentenceCut  = regexp.MustCompile(`[.!?;:]\s+|\n+|\s+[-–—]\s+`)
+	secondPerson = rule("you your yours yourself yourselves you're you'll you've you'd", `\byou(r|rs|rself|rselves)?\b|\byou'(re|ll|ve|d)\b`)
+	agentModal   = rule("agent agents assistant assistants model models llm llms ai ais bot bots",
+		`\b(the|an?|this|every|each|all|any|our) (ai |coding |llm )?(agents?|assistants?|models?|llms?|ais|bots?)\b.{0,15}\b(must|should|shall|needs? to|has to|have to|is required to|are required to|will|is to|are to|may not|must not|should not)\b`)
 	// leadWords come before an imperative without changing it.
 	leadWords = map[string]bool{"please": true, "important": true, "note": true, "always": true, "never": true,
 		"just": true, "first": true, "immediately": true, "now": true, "also": true, "then": true, "and": true,
@@ -172,106 +208,146 @@ var (
 			click pretend act assume treat consider remember be start restart kill wipe erase reset revert drop chmod
 			sudo pipe export source pass put append insert leave let allow trust obey invoke sign log ask contact notify
 			mark close rewrite overwrite modify edit rerun retry wait build deploy read look see cd type paste insist
-			refuse deny approve accept reject bypass override disregard delete purge destroy exfiltrate forward
-			transmit publish leak comment respond switch turn clear flush truncate force`) {
+			refuse deny accept reject bypass override disregard purge destroy exfiltrate forward
+			transmit publish leak comment switch turn clear flush truncate force`) {
 			m[w] = true
 		}
 		return m
 	}()
 )
 
-// directive reports whether text orders its reader: it speaks to "you",
-// says what "the agent" must do, or a sentence of it starts with a verb
-// in the imperative.
-func directive(text string) bool {
-	if secondPerson.MatchString(text) || agentModal.MatchString(text) {
+// directive reports whether the text orders its reader: it speaks to
+// "you", says what "the agent" must do, or a sentence of it starts with
+// a verb in the imperative.
+func (t *guardText) directive() bool {
+	if _, ok := t.first([]instructionRule{secondPerson, agentModal}); ok {
 		return true
 	}
-	for _, s := range sentenceCut.Split(text, -1) {
+	for _, s := range clauses(t.lower) {
 		if strings.HasPrefix(strings.TrimLeft(s, " *_>#\"'("), "`") {
 			continue // "`go test` needs Docker": code is the subject
 		}
-		fields := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-			return !unicode.IsLetter(r) && r != '\''
-		})
-		for len(fields) > 0 && leadWords[fields[0]] {
-			if fields[0] == "always" || fields[0] == "never" {
+		for s != "" {
+			var w string
+			w, s = leadingWord(s)
+			switch {
+			case w == "always" || w == "never":
 				return true // "Never push to main", "Always run …"
+			case leadWords[w]:
+				continue
+			case imperatives[w]:
+				return true
 			}
-			fields = fields[1:]
-		}
-		if len(fields) > 0 && imperatives[fields[0]] {
-			return true
+			break
 		}
 	}
 	return false
 }
 
+// clauses cuts lower into the parts an order may start: sentences, and
+// what follows a colon, a semicolon or a dash. The dots of main.go and
+// v1.2 cut nothing.
+func clauses(lower string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(lower); i++ {
+		switch lower[i] {
+		case '.', '!', '?', ';', ':':
+			if i+1 < len(lower) && lower[i+1] != ' ' && lower[i+1] != '\n' && lower[i+1] != '\t' {
+				continue
+			}
+		case '\n':
+		case '-':
+			if i == 0 || lower[i-1] != ' ' || i+1 >= len(lower) || lower[i+1] != ' ' {
+				continue
+			}
+		default:
+			if !strings.HasPrefix(lower[i:], "—") && !strings.HasPrefix(lower[i:], "–") {
+				continue
+			}
+		}
+		out = append(out, lower[start:i])
+		start = i + 1
+	}
+	return append(out, lower[start:])
+}
+
+// leadingWord returns the first word of s (letters and apostrophes) and
+// what follows it.
+func leadingWord(s string) (string, string) {
+	start := strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || r == '`' })
+	if start < 0 || s[start] == '`' {
+		return "", ""
+	}
+	end := strings.IndexFunc(s[start:], func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	if end < 0 {
+		return s[start:], ""
+	}
+	return s[start : start+end], s[start+end:]
+}
+
 var (
-	// concrete is what names a project's or a tool's things: code, a
-	// path, a file, a flag, an environment variable, a number or version.
-	concrete = regexp.MustCompile("`" + `|(^|[\s(])(~|\.{1,2})?/\w|\w/(\w|[\s.,;:)]|$)|(^|[\s(])--?[a-zA-Z][\w-]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\$[A-Za-z_{]|\d|` +
+	// concrete is what names a project's or a tool's things besides code,
+	// paths and numbers: a flag, an environment variable, a file.
+	concrete = regexp.MustCompile(`(^|[\s(])--?[a-zA-Z][\w-]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|` +
 		`\b[\w.-]+\.(go|py|js|ts|tsx|jsx|rs|java|kt|rb|php|c|h|cc|cpp|cs|swift|sh|toml|ya?ml|json|lock|md|txt|sql|proto|env|ini|cfg|conf|xml|html|css|tf|mod|sum)\b`)
 	// projectWords are tools and the parts of a project items are about.
-	projectWords = func() map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.Fields(`make go npm pnpm yarn npx node bun deno pip pip3 pipx uv poetry python python3
-			pytest tox nox cargo rustc rustup clippy git gh glab docker podman compose kubectl helm kubernetes k8s
-			terraform tofu ansible mvn maven gradle bazel cmake ninja gcc clang jest vitest mocha playwright cypress
-			eslint prettier ruff mypy black flake8 pylint golangci gofmt goimports tsc typescript webpack vite turbo nx
-			lerna brew apt dnf yum pacman nix psql postgres postgresql mysql redis sqlite ssh scp rsync curl wget jq
-			aws gcloud az vercel netlify heroku flyctl supabase prisma alembic django rails rake bundler gem composer
-			dotnet nuget xcodebuild flutter dart ruby java kotlin javac sbt elixir zig lua ci github gitlab jenkins
-			circleci actions lint linter linters makefile dockerfile readme changelog lockfile migration migrations
-			schema branch branches tests test suite build builds staging production prod repo repository monorepo
-			workspace package packages module modules dependency dependencies database db cache config
-			configuration endpoint endpoints api server cluster port pr prs pipeline fixtures fixture mocks
-			vendor proxy registry env hook hooks sandbox release releases tag tags version versions frontend backend`) {
-			m[w] = true
-		}
-		return m
-	}()
+	projectWords = strings.Fields(`make go npm pnpm yarn npx node bun deno pip pip3 pipx uv poetry python python3
+		pytest tox nox cargo rustc rustup clippy git gh glab docker podman compose kubectl helm kubernetes k8s
+		terraform tofu ansible mvn maven gradle bazel cmake ninja gcc clang jest vitest mocha playwright cypress
+		eslint prettier ruff mypy black flake8 pylint golangci gofmt goimports tsc typescript webpack vite turbo nx
+		lerna brew apt dnf yum pacman nix psql postgres postgresql mysql redis sqlite ssh scp rsync curl wget jq
+		aws gcloud az vercel netlify heroku flyctl supabase prisma alembic django rails rake bundler gem composer
+		dotnet nuget xcodebuild flutter dart ruby java kotlin javac sbt elixir zig lua ci github gitlab jenkins
+		circleci actions lint linter linters makefile dockerfile readme changelog lockfile migration migrations
+		schema branch branches tests test suite build builds staging production prod repo repository monorepo
+		workspace package packages module modules dependency dependencies database db cache config
+		configuration endpoint endpoints api server cluster port pr prs pipeline fixtures fixture mocks
+		vendor proxy registry env hook hooks sandbox release releases tag tags version versions frontend backend`)
 )
 
-// grounded reports whether text names something concrete of a project
-// or a tool.
-func grounded(text string) bool {
-	if concrete.MatchString(text) {
-		return true
-	}
-	for w := range wordSet(strings.ToLower(text)) {
-		if projectWords[w] {
-			return true
-		}
-	}
-	return false
+// grounded reports whether the text names something concrete of a
+// project or a tool: code, a path, a number, a flag, an environment
+// variable, a file, a tool or a part of a project.
+func (t *guardText) grounded() bool {
+	return strings.ContainsAny(t.text, "`/$0123456789") || t.has(projectWords) || concrete.MatchString(t.text)
 }
 
-var (
-	// riskyOrders are orders to do harm whatever project they name:
-	// destroy work, weaken checks, wave changes through, run what a
-	// stranger serves, open the machine to others.
-	riskyOrders = regexp.MustCompile(`(?i)` +
-		`\b(delete|remove|wipe|erase|purge|destroy|truncate|drop|rm -rf)\b.{0,30}\b(the |all |every )?(tests?|test suite|repo|repository|database|db|history|everything|all files|home|branches|\.git|production)\b|` +
-		`\b(disable|skip|turn off|bypass|comment out|remove|delete)\s+((all|the|every|any|failing|unit|pre-commit|git|security)\s+)*(tests?|test suite|checks?|ci|hooks?|linters?|lint(ing)?|verification|code review|reviews?|2fa|mfa|branch protection|signing|scans?)\b|` +
-		`\b(say|answer|report|claim|reply|tell \w+|pretend)\b.{0,30}\b(tests?|build|ci|checks?)\b.{0,15}\b(pass|passed|passes|succeeded|green|ok|fine)\b|\bbackdoor\b|` +
-		`--no-verify|\bforce[- ]push|\bpush\b.{0,30}(--force\b|-f\b)|` +
-		`\b(approve|merge|accept|lgtm)\b.{0,30}\b(every|all|any|each)\b.{0,20}\b(pull requests?|prs?|merge requests?|changes|commits)\b|` +
-		`\b(curl|wget)\b[^|\n]{0,120}\|\s*(sudo\s+)?(ba|z|da)?sh\b|\bauthorized_keys\b|\bchmod\s+(-R\s+)?777\b|` +
-		`\b(disable|turn off)\b.{0,20}\b(firewall|selinux|antivirus|defender|sandbox)\b`)
-	negation = regexp.MustCompile(`(?i)\b(never|not|don't|dont|avoid|no|without)\b`)
-)
+// riskyOrders are orders to do harm whatever project they name: destroy
+// work, weaken checks, wave changes through, lie about results, run what
+// a stranger serves, open the machine to others.
+var riskyOrders = []instructionRule{
+	rule("delete remove wipe erase purge destroy truncate drop rm",
+		`\b(delete|remove|wipe|erase|purge|destroy|truncate|drop|rm -rf)\b.{0,30}\b(the |all |every )?(tests?|test suite|repo|repository|database|db|history|everything|all files|home|branches|\.git|production)\b`),
+	rule("disable skip turn bypass comment remove delete",
+		`\b(disable|skip|turn off|bypass|comment out|remove|delete)\s+((all|the|every|any|failing|unit|pre-commit|git|security)\s+)*(tests?|test suite|checks?|ci|hooks?|linters?|lint(ing)?|verification|code review|reviews?|2fa|mfa|branch protection|signing|scans?)\b`),
+	rule("say answer report claim reply tell pretend",
+		`\b(say|answer|report|claim|reply|tell \w+|pretend)\b.{0,30}\b(tests?|build|ci|checks?)\b.{0,15}\b(pass|passed|passes|succeeded|green|ok|fine)\b`),
+	rule("verify force push", `--no-verify|\bforce[- ]push|\bpush\b.{0,30}(--force\b|-f\b)`),
+	rule("approve merge accept lgtm",
+		`\b(approve|merge|accept|lgtm)\b.{0,30}\b(every|all|any|each)\b.{0,20}\b(pull requests?|prs?|merge requests?|changes|commits)\b`),
+	rule("curl wget", `\b(curl|wget)\b[^|\n]{0,120}\|\s*(sudo\s+)?(ba|z|da)?sh\b`),
+	rule("backdoor authorized_keys chmod", `\bbackdoor\b|\bauthorized_keys\b|\bchmod\s+(-R\s+)?777\b`),
+	rule("disable turn", `\b(disable|turn off)\b.{0,20}\b(firewall|selinux|antivirus|defender|sandbox)\b`),
+}
+
+var negation = rule("never not don't dont avoid no without", `\b(never|not|don't|dont|avoid|no|without)\b`)
 
 // risky reports an order to do harm, not negated ("Never use
 // --no-verify" warns against it).
-func risky(text string) bool {
-	for _, loc := range riskyOrders.FindAllStringIndex(text, -1) {
-		start := 0
-		if cut := sentenceCut.FindAllStringIndex(text[:loc[0]], -1); len(cut) > 0 {
-			start = cut[len(cut)-1][1]
+func (t *guardText) risky() bool {
+	for _, r := range riskyOrders {
+		if !t.has(r.triggers) {
+			continue
 		}
-		if !negation.MatchString(text[start:loc[0]]) {
-			return true
+		for _, loc := range r.re.FindAllStringIndex(t.text, -1) {
+			before := t.text[:loc[0]]
+			if k := strings.LastIndexAny(before, ".!?;:\n"); k >= 0 {
+				before = before[k+1:]
+			}
+			if !negation.re.MatchString(before) {
+				return true
+			}
 		}
 	}
 	return false

@@ -194,8 +194,7 @@ func BenchmarkInstruction(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, t := range texts {
-			Instruction(t)
-			hold(t, false)
+			screen(t, false)
 		}
 	}
 }

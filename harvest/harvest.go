@@ -461,11 +461,12 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
 			c.dropped++
 			continue
 		}
-		if Instruction(it.Text) {
+		refuse, held := screen(it.Text, fromTool(s, it))
+		if refuse {
 			c.refused++
 			continue
 		}
-		if hold(it.Text, fromTool(s, it)) {
+		if held {
 			c.held++
 			it.Status = lore.StatusCandidate
 			it.Confidence = min(it.Confidence, heldConfidence)
