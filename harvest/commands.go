@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -445,16 +446,16 @@ func foundPaths(out string) []string {
 	return paths
 }
 
-var (
-	sentenceEnd = regexp.MustCompile(`[^.!?\n]*\?`)
-	offer       = regexp.MustCompile(`(?i)\b(would you|do you|shall i|should i|want me|can i|may i|let me know|anything else|you like|you want|you prefer|like me to|or should|ready to)\b`)
-)
+var offer = regexp.MustCompile(`(?i)\b(would you|do you|shall i|should i|want me|can i|may i|let me know|anything else|you like|you want|you prefer|like me to|or should|ready to)\b`)
 
 // questionSentences returns the questions in text that ask about the
 // project, not offers to the user ("Would you like me to commit?").
 func questionSentences(text string) []string {
 	var qs []string
-	for _, q := range sentenceEnd.FindAllString(text, -1) {
+	for _, q := range sentences(text) {
+		if !strings.HasSuffix(q, "?") {
+			continue
+		}
 		q = strings.TrimSpace(strings.TrimLeft(q, "-*#> \t"))
 		if len(q) < 15 || len(q) > 250 || offer.MatchString(q) || strings.ContainsAny(q, "`{}") {
 			continue
@@ -462,6 +463,55 @@ func questionSentences(text string) []string {
 		qs = append(qs, q)
 	}
 	return qs
+}
+
+// sentences cuts text into sentences: at a line break, after a question
+// or exclamation mark followed by a blank, and after a full stop followed
+// by a blank and a capital, a digit, a quote or a bracket, or by nothing.
+// The dots of setup.py, v2.31.0, e.g. and addresses end nothing.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	cut := func(end int) {
+		if s := strings.TrimSpace(text[start:end]); s != "" {
+			out = append(out, s)
+		}
+		start = end
+	}
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '\n':
+			cut(i + 1)
+		case '?', '!', '.':
+			j := i + 1
+			for j < len(text) && (text[j] == '?' || text[j] == '!' || text[j] == '.' || text[j] == ')' || text[j] == '"' || text[j] == '\'') {
+				j++ // "?!", "...", a closing bracket or quote
+			}
+			if j < len(text) && text[j] != ' ' && text[j] != '\t' && text[j] != '\n' {
+				i = j - 1
+				continue
+			}
+			if c == '.' && !sentenceStarts(text[j:]) {
+				i = j - 1
+				continue
+			}
+			cut(j)
+			i = j - 1
+		}
+	}
+	cut(len(text))
+	return out
+}
+
+// sentenceStarts reports whether rest, after the blanks that start it,
+// begins a sentence or ends the text.
+func sentenceStarts(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	if rest == "" || rest[0] == '\n' {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || strings.ContainsRune("\"'`([*-#>", r)
 }
 
 // quoteCode shows s as code in an item's text.

@@ -7,7 +7,9 @@
 // item that reads as an instruction to an agent ("ignore previous
 // instructions", text addressed to the model) is refused: transcripts
 // carry text from web pages and tool output, and lore hands items to the
-// next session.
+// next session. An order to the reader that names nothing of a project,
+// asks for something harmful, or comes from tool output is kept as a
+// candidate, which no session is handed.
 package harvest
 
 import (
@@ -26,9 +28,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/redact"
+	"github.com/lorehq/lore/llm"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -53,6 +57,11 @@ type Found struct {
 	// Failures counts model answers that could not be used, even after
 	// repair and one retry.
 	Failures int
+	// Chunks counts the parts of the session a model was asked about.
+	Chunks int
+	// Dropped counts items of usable answers that lacked what an item
+	// needs (a text, a known category, a position the part holds).
+	Dropped int
 }
 
 // Marker starts every prompt lore sends to a model. An agent CLI run as
@@ -82,18 +91,29 @@ type Options struct {
 // Summary counts what a harvest did. The JSON names are lore harvest
 // --json's.
 type Summary struct {
-	SessionsSeen      int   `json:"sessions_seen"`
-	SessionsHarvested int   `json:"sessions_harvested"`
-	SessionsSkipped   int   `json:"sessions_skipped"`
-	ItemsNew          int   `json:"items_new"`
-	ItemsMerged       int   `json:"items_merged"`
-	ItemsSuperseded   int   `json:"items_superseded"`
-	ItemsRefused      int   `json:"items_refused"`
-	Redactions        int   `json:"redactions"`
-	LLMCalls          int   `json:"llm_calls"`
-	LLMTokensIn       int64 `json:"llm_tokens_in"`
-	LLMTokensOut      int64 `json:"llm_tokens_out"`
-	LLMFailures       int   `json:"llm_failures"`
+	SessionsSeen      int `json:"sessions_seen"`
+	SessionsHarvested int `json:"sessions_harvested"`
+	SessionsSkipped   int `json:"sessions_skipped"`
+	ItemsNew          int `json:"items_new"`
+	ItemsMerged       int `json:"items_merged"`
+	ItemsSuperseded   int `json:"items_superseded"`
+	ItemsRefused      int `json:"items_refused"`
+	// ItemsHeld counts items kept as candidates because they read as
+	// orders to an agent (see hold).
+	ItemsHeld int `json:"items_held"`
+	// ItemsDropped counts items an extractor found that could not be
+	// kept: a model's item without a text, a known category or a position
+	// it was shown, or a text longer than 300 characters once redacted.
+	ItemsDropped int   `json:"items_dropped"`
+	Redactions   int   `json:"redactions"`
+	LLMCalls     int   `json:"llm_calls"`
+	LLMTokensIn  int64 `json:"llm_tokens_in"`
+	LLMTokensOut int64 `json:"llm_tokens_out"`
+	LLMFailures  int   `json:"llm_failures"`
+	// LLMUnanswered names the sessions none of whose model answers could
+	// be used: they are problems too, not recorded, and asked again by
+	// the next run.
+	LLMUnanswered []string `json:"llm_unanswered,omitempty"`
 	// LLMTokensPerItem is the model's tokens, in and out, per item kept
 	// (stored, whether new or merged); 0 without a model.
 	LLMTokensPerItem float64 `json:"llm_tokens_per_item"`
@@ -107,7 +127,8 @@ type Summary struct {
 
 // Problem is a session that could not be harvested.
 type Problem struct {
-	Session string `json:"session"`
+	// Session is "" for a transcript that could not be read at all.
+	Session string `json:"session,omitempty"`
 	Path    string `json:"path"`
 	Error   string `json:"error"`
 }
@@ -175,6 +196,7 @@ feed:
 		h.sum.LLMTokensPerItem = float64(h.sum.LLMTokensIn+h.sum.LLMTokensOut) / float64(h.kept)
 	}
 	sort.Slice(h.sum.Problems, func(i, j int) bool { return h.sum.Problems[i].Session < h.sum.Problems[j].Session })
+	sort.Strings(h.sum.LLMUnanswered)
 	if err := ctx.Err(); err != nil {
 		return h.sum, err
 	}
@@ -264,17 +286,30 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		sum.LLMTokensOut += found.TokensOut
 		sum.LLMFailures += found.Failures
 		sum.Redactions += found.Redactions
+		sum.ItemsDropped += found.Dropped
 	})
-	if err != nil {
+	switch {
+	case err != nil && errors.Is(err, llm.ErrAuth):
+		h.halt(err) // every session would meet the same refusal
+		return
+	case err != nil:
 		if ctx.Err() == nil {
 			h.problems([]*lore.Session{s}, err)
 		}
 		return
+	case found.Chunks > 0 && found.Failures == found.Chunks:
+		// Not recorded, so that the next run asks again.
+		h.count(func(sum *Summary) { sum.LLMUnanswered = append(sum.LLMUnanswered, s.ID) })
+		h.problems([]*lore.Session{s}, fmt.Errorf("no usable answer from the model for any of its %d parts; it is asked again next run", found.Chunks))
+		return
 	}
-	items, redactions, refused := h.clean(s, found.Items)
+	c := h.clean(s, found.Items)
+	items := c.kept
 	h.count(func(sum *Summary) {
-		sum.Redactions += redactions
-		sum.ItemsRefused += refused
+		sum.Redactions += c.redactions
+		sum.ItemsRefused += c.refused
+		sum.ItemsHeld += c.held
+		sum.ItemsDropped += c.dropped
 	})
 	if h.opts.Found != nil {
 		h.mu.Lock()
@@ -398,22 +433,43 @@ func tally(sum *Summary, x harvested, results []lore.AddResult) {
 	}
 }
 
-// clean redacts items, fills what an extractor may leave out, and refuses
-// instructions.
-func (h *harvester) clean(s *lore.Session, items []lore.Item) (kept []lore.Item, redactions, refused int) {
+// cleaned is what clean kept of a session's items, and what it did.
+type cleaned struct {
+	kept                               []lore.Item
+	redactions, refused, held, dropped int
+}
+
+// heldConfidence is the most a held item is stored with: a guess, so
+// that a few sessions meeting the same text do not make it active.
+const heldConfidence = 0.3
+
+// clean redacts items, drops those too long once redacted, refuses
+// instructions, holds orders back as candidates, and fills what an
+// extractor may leave out.
+func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
 	for _, it := range items {
 		var n map[string]int
 		it.Text, n = h.redactor.Count(it.Text)
-		for _, c := range n {
-			redactions += c
+		for _, k := range n {
+			c.redactions += k
 		}
 		it.Signature, n = h.redactor.Count(it.Signature)
-		for _, c := range n {
-			redactions += c
+		for _, k := range n {
+			c.redactions += k
 		}
-		if Instruction(it.Text) {
-			refused++
+		if utf8.RuneCountInString(it.Text) > maxItemText {
+			c.dropped++
 			continue
+		}
+		refuse, held := screen(it.Text, fromTool(s, it))
+		if refuse {
+			c.refused++
+			continue
+		}
+		if held {
+			c.held++
+			it.Status = lore.StatusCandidate
+			it.Confidence = min(it.Confidence, heldConfidence)
 		}
 		if it.Agent == "" && it.Category == lore.CategoryToolQuirk {
 			it.Agent = s.Agent
@@ -424,9 +480,28 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item) (kept []lore.Item,
 		if it.LastConfirmed.IsZero() {
 			it.LastConfirmed = it.FirstSeen
 		}
-		kept = append(kept, it)
+		c.kept = append(c.kept, it)
 	}
-	return kept, redactions, refused
+	return c
+}
+
+// fromTool reports whether an item's evidence is tool output (a command's
+// output, a file, a web page) rather than what the user or the agent
+// wrote.
+func fromTool(s *lore.Session, it lore.Item) bool {
+	if len(it.Evidence) == 0 {
+		return false
+	}
+	pos := it.Evidence[0].Position
+	i := pos
+	if i < 0 || i >= len(s.Messages) || s.Messages[i].Index != pos {
+		i = slices.IndexFunc(s.Messages, func(m lore.Message) bool { return m.Index == pos })
+		if i < 0 {
+			return false
+		}
+	}
+	m := s.Messages[i]
+	return m.Role == lore.RoleTool || len(m.ToolResults) > 0
 }
 
 // sessionTime is when a session last did something, for items it
@@ -462,11 +537,15 @@ func (h *harvester) problems(ss []*lore.Session, err error) {
 	})
 }
 
-func (h *harvester) stop(err error) {
+// stop ends the run on a store that cannot be read or written.
+func (h *harvester) stop(err error) { h.halt(fmt.Errorf("store: %w", err)) }
+
+// halt ends the run: the sessions not yet read are left for the next.
+func (h *harvester) halt(err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.fail == nil {
-		h.fail = fmt.Errorf("store: %w", err)
+		h.fail = err
 	}
 }
 

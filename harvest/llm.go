@@ -79,8 +79,9 @@ func (x *LLM) Name() string { return "llm:" + x.client.Name() }
 
 // Extract asks the model about each chunk of the session in turn. An
 // answer that cannot be used even after a retry is counted in Failures
-// and the next chunk is asked; a client's error (after its own retries)
-// ends the session.
+// and the next chunk is asked; an item of a usable answer that lacks
+// what an item needs is counted in Dropped; a client's error (after its
+// own retries) ends the session.
 func (x *LLM) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	codec, err := x.codec()
 	if err != nil {
@@ -95,6 +96,7 @@ func (x *LLM) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	if err != nil {
 		return found, err
 	}
+	found.Chunks = len(chunks)
 	seen := map[string]bool{}
 	for i, ch := range chunks {
 		if err := ctx.Err(); err != nil {
@@ -106,7 +108,11 @@ func (x *LLM) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 		}
 		for _, a := range answers {
 			it, ok := a.item(s, ch)
-			if key := lore.NormalizeText(it.Text); ok && !seen[key] {
+			if !ok {
+				found.Dropped++
+				continue
+			}
+			if key := lore.NormalizeText(it.Text); !seen[key] {
 				seen[key] = true
 				found.Items = append(found.Items, it)
 			}
@@ -361,18 +367,24 @@ func (a answer) field(names ...string) json.RawMessage {
 var keySeparators = strings.NewReplacer("_", "", "-", "", " ", "")
 
 // item makes a lore item of an answer from chunk ch of session s, or
-// reports that the answer is unusable: no text, text over 300 characters, an
-// unknown category, or a position the chunk does not hold.
+// reports that the answer is unusable: no text, an unknown category, or a
+// position the chunk does not hold. A missing position is the chunk's
+// when the chunk holds one message. The text's length is checked once it
+// is redacted, by Run.
 func (a answer) item(s *lore.Session, ch chunk) (lore.Item, bool) {
 	text := strings.Join(strings.Fields(jsonText(a.field("text", "item", "knowledge", "fact"))), " ")
-	if text == "" || utf8.RuneCountInString(text) > maxItemText {
+	if text == "" {
 		return lore.Item{}, false
 	}
 	cat, ok := answerCategory(jsonText(a.field("category", "type", "kind")))
 	if !ok {
 		return lore.Item{}, false
 	}
-	pos, ok := answerPosition(a.field("position", "pos", "message", "source", "evidence"))
+	raw := a.field("position", "pos", "message", "source", "evidence")
+	pos, ok := answerPosition(raw)
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		pos, ok = ch.first, ch.first == ch.last
+	}
 	if !ok || pos < ch.first || pos > ch.last {
 		return lore.Item{}, false
 	}

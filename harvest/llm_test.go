@@ -135,6 +135,7 @@ func TestLLMAnswers(t *testing.T) {
 		want     []string
 		calls    int
 		failures int
+		dropped  int    // items of a usable answer that lack what an item needs
 		retry    string // what the second prompt tells the model
 	}{
 		{name: "plain", answers: []string{valid}, want: want, calls: 1},
@@ -159,6 +160,7 @@ func TestLLMAnswers(t *testing.T) {
 			ans("a tool quirk", "Tool Quirk", 0.7, 1), ans("a tool_quirk", "tool_quirk", 0.7, 1),
 			ans("an open question", "open question", 0.7, 1), ans("patterns", "Patterns", 0.7, 1), ans("a fact", "FACT", 0.7, 1),
 			ans("a banana", "banana", 0.7, 1), ans("no category", "", 0.7, 1))},
+			dropped: 2,
 			want: []string{"pitfall 0.7 #1 a gotcha", "pitfall 0.7 #1 a warning", "tool-quirk 0.7 #1 a quirk",
 				"tool-quirk 0.7 #1 a tool quirk", "tool-quirk 0.7 #1 a tool_quirk", "question 0.7 #1 an open question",
 				"pattern 0.7 #1 patterns", "fact 0.7 #1 a fact"}},
@@ -167,12 +169,15 @@ func TestLLMAnswers(t *testing.T) {
 			ans("at #0", "fact", 0.7, "#0"), ans("at 2.0", "fact", 0.7, 2.0), ans("at 1 and 2", "fact", 0.7, []int{1, 2}),
 			ans("at 6", "fact", 0.7, 6), ans("at -1", "fact", 0.7, -1), ans("at 2.5", "fact", 0.7, 2.5),
 			ans("at #99", "fact", 0.7, "#99"), ans("at nothing", "fact", 0.7, nil), ans("at word", "fact", 0.7, "start"))},
+			dropped: 6,
 			want: []string{"fact 0.7 #3 at 3", "fact 0.7 #4 at #4", "fact 0.7 #5 at [#5]", "fact 0.7 #0 at #0",
 				"fact 0.7 #2 at 2.0", "fact 0.7 #1 at 1 and 2"}},
 		{name: "texts", calls: 1, answers: []string{answerJSON(
 			ans(long, "fact", 0.7, 1), ans(long+"y", "fact", 0.7, 1), ans("", "fact", 0.7, 1), ans("   ", "fact", 0.7, 1),
 			ans("Use  `go mod tidy`.", "fact", 0.7, 1), ans("use go mod tidy", "fact", 0.9, 2))},
-			want: []string{"fact 0.7 #1 " + long, "fact 0.7 #1 Use `go mod tidy`."}},
+			// Run checks the length once the text is redacted.
+			dropped: 2,
+			want:    []string{"fact 0.7 #1 " + long, "fact 0.7 #1 " + long + "y", "fact 0.7 #1 Use `go mod tidy`."}},
 		{name: "confidence bands", calls: 1, answers: []string{answerJSON(
 			ans("c 0.8", "fact", 0.8, 1), ans("c 0.85", "fact", 0.85, 1), ans("c 0.6", "fact", 0.6, 1),
 			ans("c 0.4", "fact", 0.4, 1), ans("c 0.95", "fact", 0.95, 1), ans("c 0.1", "fact", 0.1, 1),
@@ -196,6 +201,9 @@ func TestLLMAnswers(t *testing.T) {
 			if found.LLMCalls != tt.calls || len(c.reqs) != tt.calls || found.Failures != tt.failures {
 				t.Errorf("calls %d (%d requests), failures %d; want %d, %d", found.LLMCalls, len(c.reqs), found.Failures, tt.calls, tt.failures)
 			}
+			if found.Dropped != tt.dropped || found.Chunks != 1 {
+				t.Errorf("dropped %d items over %d chunks; want %d over 1", found.Dropped, found.Chunks, tt.dropped)
+			}
 			if found.TokensIn != int64(1000*tt.calls) || found.TokensOut != int64(50*tt.calls) {
 				t.Errorf("tokens %d in, %d out; want %d, %d", found.TokensIn, found.TokensOut, 1000*tt.calls, 50*tt.calls)
 			}
@@ -206,6 +214,26 @@ func TestLLMAnswers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An item without a position cites the one message its chunk holds.
+func TestLLMPositionRepaired(t *testing.T) {
+	noPos := `{"knowledge":[{"text":"go mod tidy fixes the build.","category":"fact","confidence":0.7}]}`
+	c := scripted(noPos, noPos)
+	found, err := newTestLLM(t, c, 0).Extract(context.Background(), testSession(msgSay("go mod tidy fixed the build.")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(found.Items); !slices.Equal(got, []string{"fact 0.7 #0 go mod tidy fixes the build."}) || found.Dropped != 0 {
+		t.Errorf("one message: items %v, %d dropped; want the item at #0", got, found.Dropped)
+	}
+	found, err = newTestLLM(t, c, 0).Extract(context.Background(), smallSession())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Items) != 0 || found.Dropped != 1 {
+		t.Errorf("six messages: items %v, %d dropped; want it dropped and counted", describe(found.Items), found.Dropped)
 	}
 }
 

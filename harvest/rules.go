@@ -3,6 +3,7 @@ package harvest
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"path"
 	"regexp"
 	"strings"
@@ -119,10 +120,10 @@ type ruleRun struct {
 	seen  map[string]bool
 }
 
-// add keeps an item once per session, scoped, when its text is short
-// enough.
+// add keeps an item once per session, scoped. Run drops a text longer
+// than maxItemText once it is redacted.
 func (r *ruleRun) add(it lore.Item, pos int) bool {
-	if len(it.Text) > maxItemText || it.Text == "" || r.seen[it.Text] {
+	if it.Text == "" || r.seen[it.Text] {
 		return false
 	}
 	r.seen[it.Text] = true
@@ -436,12 +437,46 @@ func (r *ruleRun) specific(text string) bool {
 		case w == "./..." || w == "." || w == "..":
 		case strings.Contains(w, "://"), strings.Contains(w, "/"):
 			return true
-		case fileName.MatchString(w), hostName.MatchString(w):
+		case fileName.MatchString(w), hostName.MatchString(w), ipAddress(w), userAtHost(w):
 			return true
 		}
 	}
 	return false
 }
+
+// ipAddress reports an IPv4 or IPv6 literal, with a port or in brackets
+// ("10.0.0.5:5432", "[::1]:8080"), or user@ one.
+func ipAddress(w string) bool {
+	if i := strings.LastIndexByte(w, '@'); i >= 0 {
+		w = w[i+1:]
+	}
+	if strings.HasPrefix(w, "[") {
+		if end := strings.IndexByte(w, ']'); end > 0 {
+			w = w[1:end]
+		}
+	} else if strings.Count(w, ":") == 1 {
+		w, _, _ = strings.Cut(w, ":")
+	}
+	ip, err := netip.ParseAddr(w)
+	return err == nil && (ip.Is4() || strings.ContainsAny(w, "0123456789"))
+}
+
+// userAtHost reports user@host, as ssh, scp and rsync take it; not
+// name@version or name@tag, as package managers take them.
+func userAtHost(w string) bool {
+	m := userHost.FindStringSubmatch(w)
+	if m == nil || len(m[1]) > 1 && (m[1][0] == 'v' || m[1][0] == 'V') && m[1][1] >= '0' && m[1][1] <= '9' {
+		return false // pkg@v2
+	}
+	switch strings.ToLower(m[1]) {
+	case "latest", "next", "beta", "alpha", "canary", "rc", "stable", "lts", "nightly", "dev", "edge",
+		"experimental", "insiders", "main", "master", "head", "current", "none", "npm", "workspace":
+		return false
+	}
+	return true
+}
+
+var userHost = regexp.MustCompile(`^[A-Za-z_][\w.-]{0,31}@([A-Za-z][\w-]*)(\.[\w-]+)*(:\S*)?$`)
 
 var hostName = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|app|cloud|ai|co|internal|local|lan|corp|edu|gov|[a-z]{2})$`)
 

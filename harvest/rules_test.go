@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -107,8 +109,8 @@ func TestRulesGolden(t *testing.T) {
 			if len(it.Evidence) != 1 || it.Evidence[0].Session != s.ID {
 				t.Errorf("item %q: evidence %v, want one entry of %s", it.Text, it.Evidence, s.ID)
 			}
-			if len(it.Text) > maxItemText {
-				t.Errorf("item longer than %d bytes: %q", maxItemText, it.Text)
+			if utf8.RuneCountInString(redact.New().String(it.Text)) > maxItemText {
+				t.Errorf("item longer than %d characters once redacted: %q", maxItemText, it.Text)
 			}
 			status := it.Status
 			if status == "" {
@@ -180,8 +182,8 @@ func TestRulesCorpus(t *testing.T) {
 		for _, it := range found.Items {
 			n++
 			t.Logf("%s\t%s\t%s\t%s", s.ID, it.Category, it.Repo, it.Text)
-			if len(it.Text) > maxItemText || it.Text == "" {
-				t.Errorf("%s: item of %d bytes", s.ID, len(it.Text))
+			if n := utf8.RuneCountInString(redact.New().String(it.Text)); n > maxItemText || n == 0 {
+				t.Errorf("%s: item of %d characters once redacted", s.ID, n)
 			}
 			if p := it.Evidence[0].Position; p < 0 || p >= len(s.Messages)+s.MessageCount() {
 				t.Errorf("%s: evidence position %d", s.ID, p)
@@ -196,5 +198,52 @@ func TestRulesCorpus(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("nothing harvested from the real corpus")
+	}
+}
+
+func TestQuestionSentences(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"The tests pass with the new client. Should we pin requests to v2.31.0 in setup.py or keep the range? Is the e.g. staging config still used by anyone?",
+			"Should we pin requests to v2.31.0 in setup.py or keep the range?|Is the e.g. staging config still used by anyone?"},
+		{"Does ops@acme.dev still own the staging.acme.dev certificate?", "Does ops@acme.dev still own the staging.acme.dev certificate?"},
+		{"Done. Which Postgres version does the staging database run? Would you like me to open the pull request?",
+			"Which Postgres version does the staging database run?"},
+		{"I bumped it to 1.2. Is 1.2.3 the version CI pins, i.e. the one in go.mod?", "Is 1.2.3 the version CI pins, i.e. the one in go.mod?"},
+		{"- Is the cache in ~/.cache/acme shared between runs?\n- Does the migration need a lock?",
+			"Is the cache in ~/.cache/acme shared between runs?|Does the migration need a lock?"},
+		{"It failed!? Why does the seed script need Python 3.12?", "Why does the seed script need Python 3.12?"},
+		{"Nothing to ask here.", ""},
+	} {
+		got := strings.Join(questionSentences(tt.text), "|")
+		if got != tt.want {
+			t.Errorf("questionSentences(%q)\n got %q\nwant %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestSpecific(t *testing.T) {
+	r := &ruleRun{s: &lore.Session{Repo: "acme/api", Cwd: "/home/dev/api"}}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"`ssh deploy@10.20.30.40 uptime` fails with `ssh: connect to host 10.20.30.40 port 22: Connection timed out`.", true},
+		{"`ssh deploy@bastion uptime` works.", true},
+		{"`psql -h 10.0.0.5` needs the VPN.", true},
+		{"The database listens on 10.0.0.5:5432.", true},
+		{"`curl http://[fd00::17]:8080/health` answers 503 while it starts.", true},
+		{"`redis-cli -h fd00::17 ping` times out.", true},
+		{"`rsync -a dist/ web@static-1:` needs the key loaded.", true},
+		{"`ssh` can fail with `connect to host <n> port <n>: connection timed out`.", false},
+		{"`npm install react@18.2.0` pins React.", false},
+		{"`npx create-next-app@latest` asks no questions with --yes.", false},
+		{"`pnpm add -D typescript@next` breaks the build.", false},
+		{"`uses: checkout@v4` is the current major.", false},
+		{"`std::move` of a const object copies it.", false},
+		{"`go vet` reports shadowed variables.", false},
+	} {
+		if got := r.specific(tt.text); got != tt.want {
+			t.Errorf("specific(%q) = %v, want %v", tt.text, got, tt.want)
+		}
 	}
 }

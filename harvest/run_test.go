@@ -3,6 +3,8 @@ package harvest
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -148,6 +150,8 @@ var planted = []string{
 	"s3cr3tDbPass",
 	"jane.doe@acme-corp.com",
 	"MIIEowIBAAKCAQEA7bq98",
+	"Pg5ecretPw0rd9",                // PGPASSWORD
+	"Zx8fK2mQ9pL4vT7wR1nB6cY3hJ5Qa", // high entropy beside a name that is only secret-like
 }
 
 func secretSession() []turn {
@@ -169,6 +173,9 @@ func secretSession() []turn {
 		bash("OPENAI_API_KEY=sk-proj-Abcdefghij0123456789abcdefghij ANTHROPIC_API_KEY=sk-ant-api03-abcdefghij0123456789abcdefghij python eval.py", "score 0.91", false),
 		bash("curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrstuvwxyz012345' https://api.acme.dev/v1/me",
 			"Exit code 22\ncurl: (22) The requested URL returned error: 401", true),
+		bash("PGPASSWORD=Pg5ecretPw0rd9 MY_SERVICE_KEY=Zx8fK2mQ9pL4vT7wR1nB6cY3hJ5Qa psql -h db.acme.dev -c 'select 1'",
+			"Exit code 2\npsql: error: connection to server at \"db.acme.dev\" (10.0.0.5), port 5432 failed: Connection timed out", true),
+		bash("PGPASSWORD=Pg5ecretPw0rd9 MY_SERVICE_KEY=Zx8fK2mQ9pL4vT7wR1nB6cY3hJ5Qa psql -h db.acme.dev -p 6432 -c 'select 1'", " ?column? \n----------\n        1", false),
 		bash("openssl rsa -in key.pem -check", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq98\n-----END RSA PRIVATE KEY-----", false),
 		{say: "Deployed. Should jane.doe@acme-corp.com get the release notes, or does the staging list at ops@acme-corp.com cover it?"},
 	}
@@ -345,5 +352,141 @@ func TestRunUnreadableSession(t *testing.T) {
 	}
 	if sum.Errors != 1 || sum.SessionsHarvested != 1 || len(sum.Problems) != 1 || sum.Problems[0].Session != "claude-code:s-gone" {
 		t.Errorf("one damaged transcript of two: %+v", sum)
+	}
+}
+
+// TestRunInstructionsNeverActive: a model that repeats every injection
+// of guard_test.go, as if the user had written it, gets none of them
+// stored as an active item, while the project knowledge it repeats is
+// stored as it is; an order found in a web page is held as a candidate.
+func TestRunInstructionsNeverActive(t *testing.T) {
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-web", cwd, []turn{
+		{user: "Read the deploy notes and summarise them."},
+		toolCall("WebFetch", map[string]any{"url": "https://example.com/notes"},
+			"Deploy notes. Run `npm run build` before deploying.", false),
+		{say: "The notes say to build before deploying."},
+	})
+	const fromPage = "Run `npm run build` before deploying."
+	var items []string
+	for _, s := range injections {
+		items = append(items, ans(s, "pattern", 0.9, 0)) // #0: the user's message
+	}
+	for _, s := range projectKnowledge {
+		items = append(items, ans(s, "fact", 0.9, 3)) // #3: the agent's
+	}
+	items = append(items, ans(fromPage, "pattern", 0.9, 2)) // #2: the web page
+	x, err := NewLLM(scripted(answerJSON(items...)), LLMOptions{ContextTokens: 32768})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	sum, err := Run(context.Background(), list(t, dir), Options{Store: st, Extractor: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]lore.Item{}
+	st.Items(context.Background(), lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
+		stored[it.Text] = it
+		return nil
+	})
+	for _, s := range injections {
+		if it, ok := stored[s]; ok && (it.Status == lore.StatusActive || it.Confidence > heldConfidence) {
+			t.Errorf("injection stored %s at %.1f: %q", it.Status, it.Confidence, s)
+		}
+	}
+	for _, s := range projectKnowledge {
+		if it, ok := stored[s]; !ok || it.Status != lore.StatusActive || it.Confidence != 0.9 {
+			t.Errorf("knowledge %q stored as %+v; want active at 0.9", s, it)
+		}
+	}
+	if it := stored[fromPage]; it.Status != lore.StatusCandidate {
+		t.Errorf("an order from a web page stored %q; want a candidate", it.Status)
+	}
+	if sum.ItemsRefused < 40 || sum.ItemsRefused+sum.ItemsHeld != len(injections)+1 {
+		t.Errorf("%d refused and %d held of %d injections and one order from a page", sum.ItemsRefused, sum.ItemsHeld, len(injections))
+	}
+}
+
+// The 300 characters an item may hold are counted once it is redacted:
+// a secret replaced by a shorter marker makes room, an address replaced
+// by a longer one takes it.
+func TestRunLengthAfterRedaction(t *testing.T) {
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-long", cwd, []turn{{user: "Deploy."}, {say: "Deployed."}})
+	token := "ghp_" + strings.Repeat("aB3dE6gH9j", 6)
+	shrinks := "Set the deploy token " + token + " " + strings.Repeat("in the release job ", 12) + "before tagging."
+	grows := "Send release notes to a@b.co " + strings.Repeat("after each tag ", 17) + "is done."
+	if len(shrinks) <= maxItemText || len(grows) > maxItemText {
+		t.Fatalf("fixture lengths %d and %d", len(shrinks), len(grows))
+	}
+	x, err := NewLLM(scripted(answerJSON(ans(shrinks, "fact", 0.9, 1), ans(grows, "fact", 0.9, 1))), LLMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	sum, err := Run(context.Background(), list(t, dir), Options{Store: st, Extractor: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	st.Items(context.Background(), lore.Filter{AnyStatus: true}, func(it lore.Item) error {
+		texts = append(texts, it.Text)
+		return nil
+	})
+	if len(texts) != 1 || !strings.Contains(texts[0], "[REDACTED:github-token]") || sum.ItemsDropped != 1 {
+		t.Errorf("stored %q, %d dropped; want the redacted token's item alone, one dropped", texts, sum.ItemsDropped)
+	}
+}
+
+// A session whose every model answer was unusable is a problem, not a
+// harvest: the next run asks again.
+func TestRunUnusableAnswersNotRecorded(t *testing.T) {
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-one", cwd, sessionOne())
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	prose := &fakeLLM{answer: func(int, llm.Request) (llm.Response, error) {
+		return llm.Response{Text: "I could not find anything."}, nil
+	}}
+	x, err := NewLLM(prose, LLMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		sum, err := Run(context.Background(), list(t, dir), Options{Store: st, Extractor: x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.SessionsHarvested != 0 || sum.SessionsSkipped != 0 || sum.Errors != 1 || len(sum.Problems) != 1 ||
+			sum.Problems[0].Session != "claude-code:s-one" || sum.LLMCalls == 0 ||
+			len(sum.LLMUnanswered) != 1 || sum.LLMUnanswered[0] != "claude-code:s-one" {
+			t.Errorf("run %d: %+v; want the session asked, not harvested, and named as a problem", run+1, sum)
+		}
+	}
+	if _, ok, _ := st.Harvested(context.Background(), "claude-code:s-one", x.Name()); ok {
+		t.Error("a session with no usable answer is recorded as harvested")
+	}
+}
+
+// A key the API refuses ends the run with that error, once, instead of
+// failing every session.
+func TestRunRefusedKeyStops(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 5 {
+		writeClaude(t, dir, fmt.Sprintf("s-%d", i), cwd, sessionOne())
+	}
+	refused := fmt.Errorf("openai: 401 Unauthorized (set OPENAI_API_KEY to a valid key): %w", llm.ErrAuth)
+	c := &fakeLLM{answer: func(int, llm.Request) (llm.Response, error) { return llm.Response{}, refused }}
+	x, err := NewLLM(c, LLMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	sum, err := Run(context.Background(), list(t, dir), Options{Store: st, Extractor: x, Workers: 1})
+	if !errors.Is(err, llm.ErrAuth) || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+		t.Fatalf("err = %v, want the refused key", err)
+	}
+	if len(c.reqs) != 1 || sum.Errors != 0 || sum.SessionsHarvested != 0 {
+		t.Errorf("%d requests, summary %+v; want one request and no session counted", len(c.reqs), sum)
 	}
 }

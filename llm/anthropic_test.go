@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -95,6 +96,9 @@ func TestAnthropicRefusedKey(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), key) {
 			t.Errorf("%d: error shows the key: %v", status, err)
+		}
+		if !errors.Is(err, ErrAuth) {
+			t.Errorf("%d: err = %v, not ErrAuth", status, err)
 		}
 		if n.Load() != 1 {
 			t.Errorf("%d: retried", status)

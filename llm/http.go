@@ -54,6 +54,14 @@ func (e *statusError) Error() string {
 	return s
 }
 
+// Unwrap makes a refused key ErrAuth.
+func (e *statusError) Unwrap() error {
+	if e.status == http.StatusUnauthorized || e.status == http.StatusForbidden {
+		return ErrAuth
+	}
+	return nil
+}
+
 // post sends in as JSON to url and decodes a 2xx answer into out.
 func (a *api) post(ctx context.Context, url string, header http.Header, in, out any) error {
 	body, err := json.Marshal(in)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -38,6 +39,11 @@ type Response struct {
 	// JSON answer is known to be cut short rather than wrong.
 	Truncated bool
 }
+
+// ErrAuth is in the error of a request the API refused for its key
+// (401 or 403): missing, wrong, or without access to the model. Every
+// other request would be refused too.
+var ErrAuth = errors.New("the API refused the key")
 
 // Client completes prompts.
 type Client interface {

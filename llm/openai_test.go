@@ -348,6 +348,9 @@ func TestOpenAIUnauthorized(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "401 Unauthorized") || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
 		t.Fatalf("err = %v, want a 401 naming OPENAI_API_KEY", err)
 	}
+	if !errors.Is(err, ErrAuth) {
+		t.Errorf("err = %v, not ErrAuth", err)
+	}
 	if strings.Contains(err.Error(), key) {
 		t.Errorf("error shows the key: %v", err)
 	}

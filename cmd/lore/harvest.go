@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -72,9 +73,13 @@ running harvest again adds nothing; a session that grew is read again, and
 confirms its own items only once.
 
 --json prints one object: sessions_seen, sessions_harvested, sessions_skipped,
-items_new, items_merged, items_superseded, items_refused, redactions, llm_calls,
-llm_tokens_in, llm_tokens_out, llm_failures, llm_tokens_per_item, errors, seconds,
-bytes, problems.
+items_new, items_merged, items_superseded, items_refused, items_held, items_dropped,
+redactions, llm_calls, llm_tokens_in, llm_tokens_out, llm_failures,
+llm_tokens_per_item, errors, seconds, bytes, problems.
+
+A transcript or session that cannot be read is an error: a line on stderr, and
+counted, and the run goes on. A key the model's API refuses (401, 403) ends the
+run with exit 1.
 
 ` + storeHelp,
 		Example: `  lore harvest
@@ -130,7 +135,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	pool, err := filteredSessions(ctx, opts.IO, opts.Env, opts.Paths, &opts.filterOptions)
+	pool, unreadable, err := filteredScan(ctx, opts.IO, opts.Env, opts.Paths, &opts.filterOptions)
 	if err != nil {
 		return err
 	}
@@ -169,6 +174,14 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	if err != nil {
 		return err
 	}
+	// A transcript the scan could not read is an error of this run too;
+	// its line on stderr came from the scan.
+	var scanned []harvest.Problem
+	for _, p := range unreadable {
+		scanned = append(scanned, harvest.Problem{Path: p.Path, Error: p.Err.Error()})
+	}
+	sum.Errors += len(scanned)
+	sum.Problems = append(scanned, sum.Problems...)
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
@@ -234,13 +247,16 @@ func writeHarvestSummary(w io.Writer, s harvest.Summary, dry bool) {
 	if dry {
 		verb = "found (dry run, nothing stored)"
 	}
-	fmt.Fprintf(w, "%d sessions: %d harvested, %d unchanged or lore's own, %d failed\n",
+	fmt.Fprintf(w, "%d sessions: %d harvested, %d unchanged or lore's own; %d errors (sessions or transcripts that could not be read or harvested)\n",
 		s.SessionsSeen, s.SessionsHarvested, s.SessionsSkipped, s.Errors)
-	fmt.Fprintf(w, "items %s: %d new, %d merged, %d superseded; %d refused as instructions; %d secrets redacted\n",
-		verb, s.ItemsNew, s.ItemsMerged, s.ItemsSuperseded, s.ItemsRefused, s.Redactions)
+	fmt.Fprintf(w, "items %s: %d new, %d merged, %d superseded; %d refused as instructions, %d held as candidates; %d secrets redacted\n",
+		verb, s.ItemsNew, s.ItemsMerged, s.ItemsSuperseded, s.ItemsRefused, s.ItemsHeld, s.Redactions)
 	if s.LLMCalls > 0 {
-		fmt.Fprintf(w, "model: %d calls, %d tokens in, %d out (%.0f per item kept), %d unusable answers\n",
-			s.LLMCalls, s.LLMTokensIn, s.LLMTokensOut, s.LLMTokensPerItem, s.LLMFailures)
+		fmt.Fprintf(w, "model: %d calls, %d tokens in, %d out (%.0f per item kept), %d unusable answers, %d incomplete items dropped\n",
+			s.LLMCalls, s.LLMTokensIn, s.LLMTokensOut, s.LLMTokensPerItem, s.LLMFailures, s.ItemsDropped)
+	}
+	if len(s.LLMUnanswered) > 0 {
+		fmt.Fprintf(w, "no usable answer at all for %s: not recorded, asked again next run\n", strings.Join(s.LLMUnanswered, ", "))
 	}
 	fmt.Fprintf(w, "%.1f s, %s of transcripts read\n", s.Seconds, humanBytes(s.Bytes))
 }

@@ -3,10 +3,14 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -76,5 +80,81 @@ func TestHarvestDryRunStoresNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(store); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a dry run created the store %s: %v", store, err)
+	}
+}
+
+// An unreadable transcript is an error in the count and a line on
+// stderr, and the others are harvested.
+func TestHarvestUnreadableTranscripts(t *testing.T) {
+	dir := fixtures(t)
+	for name, b := range map[string]string{
+		"garbage.jsonl":       "{not json\n\x00\x01\x02",
+		"rollout-x.jsonl.zst": "\x28\xb5\x2f\xfd\x00\x00garbage",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := filepath.Join(t.TempDir(), "lore.db")
+	r := runLore(t, "", "harvest", dir, "--store", store, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	var sum struct {
+		Harvested int `json:"sessions_harvested"`
+		Errors    int
+		Problems  []struct{ Path, Error string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if sum.Errors != 2 || len(sum.Problems) != 2 || sum.Harvested == 0 {
+		t.Errorf("two unreadable transcripts beside good ones: %s", r.stdout)
+	}
+	for _, name := range []string{"garbage.jsonl", "rollout-x.jsonl.zst"} {
+		if strings.Count(r.err, name) != 1 {
+			t.Errorf("stderr names %s %d times, want once:\n%s", name, strings.Count(r.err, name), r.err)
+		}
+	}
+	r = runLore(t, "", "harvest", dir, "--store", store)
+	if !strings.Contains(r.err, "2 errors") {
+		t.Errorf("summary: %s", r.err)
+	}
+}
+
+// A key the model's API refuses ends the run: exit 1, one line naming
+// the variable, whatever the number of sessions.
+func TestHarvestRefusedKey(t *testing.T) {
+	dir := fixtures(t)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`)
+	}))
+	defer srv.Close()
+	r := runLore(t, "", "harvest", dir, "--store", filepath.Join(t.TempDir(), "lore.db"),
+		"--llm", "openai:"+srv.URL+"/v1", "--model", "m", "--json")
+	if r.code != 1 || !strings.Contains(r.err, "OPENAI_API_KEY") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
+		t.Errorf("exit %d, stderr %q; want 1 and one line naming OPENAI_API_KEY", r.code, r.err)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d requests after the key was refused; want 1", calls.Load())
+	}
+}
+
+// Sessions whose model answers were all unusable are named in the
+// summary and not recorded: the next run asks again.
+func TestHarvestUnusableAnswersNamed(t *testing.T) {
+	dir := fixtures(t)
+	store := filepath.Join(t.TempDir(), "lore.db")
+	for run := range 2 {
+		r := runLore(t, "", "harvest", dir, "--store", store, "--llm", `exec:sh -c "cat >/dev/null; echo Sorry, I cannot."`)
+		if r.code != 0 || !strings.Contains(r.err, "no usable answer at all for claude-code:") || !strings.Contains(r.err, "asked again next run") {
+			t.Errorf("run %d: exit %d, stderr:\n%s", run+1, r.code, r.err)
+		}
+		if strings.Contains(r.err, "unchanged or lore's own") && !strings.Contains(r.err, " 0 unchanged") {
+			t.Errorf("run %d skipped sessions it never harvested:\n%s", run+1, r.err)
+		}
 	}
 }

@@ -176,13 +176,20 @@ func chooseFormat(cmd *cobra.Command, jsonFlag bool, format *string, allowed ...
 // locations) that pass the filter. Finding none where the user pointed is
 // an error; finding none by default is explained on stderr.
 func filteredSessions(ctx context.Context, ios *iostreams.IOStreams, env transcript.Env, paths []string, f *filterOptions) ([]*lore.Session, error) {
+	pool, _, err := filteredScan(ctx, ios, env, paths, f)
+	return pool, err
+}
+
+// filteredScan is filteredSessions that also returns the transcripts that
+// could not be read (already printed on stderr).
+func filteredScan(ctx context.Context, ios *iostreams.IOStreams, env transcript.Env, paths []string, f *filterOptions) ([]*lore.Session, []transcript.Problem, error) {
 	sc, err := findSessions(ctx, scanOptions{IO: ios, Env: env, Paths: paths})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(sc.Sessions) == 0 {
 		if len(paths) > 0 {
-			return nil, fmt.Errorf("no session could be read in %v", paths)
+			return nil, sc.Problems, fmt.Errorf("no session could be read in %v", paths)
 		}
 		explainEmpty(ios.ErrOut, sc)
 	}
@@ -192,7 +199,7 @@ func filteredSessions(ctx context.Context, ios *iostreams.IOStreams, env transcr
 			pool = append(pool, s)
 		}
 	}
-	return pool, nil
+	return pool, sc.Problems, nil
 }
 
 // explainEmpty tells a user with no sessions where lore looked.

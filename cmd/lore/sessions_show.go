@@ -43,8 +43,9 @@ holding several sessions (an Aider history) shows them all.
 Long texts are cut to their first lines; --full prints them whole. --json prints
 the session as one JSON object with its messages under "transcript".
 
-Secrets (API keys and tokens, private keys, passwords in URLs and assignments,
-e-mail addresses) are shown as [REDACTED:kind]; --raw shows the transcript as it is.`,
+Secrets (API keys and tokens, private keys, passwords in URLs, assignments and
+command-line flags such as mysql -p, e-mail addresses) are shown as
+[REDACTED:kind]; --raw shows the transcript as it is.`,
 		Example: `  lore sessions show claude-code:1af7fc5e-8455-4414-9ccd-011d40f70b2a
   lore sessions show ~/.codex/sessions/2026/01/02/rollout-….jsonl --json
   lore sessions show codex:019a005e --in ./transcripts`,

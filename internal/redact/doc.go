@@ -20,13 +20,18 @@
 //	                holding a digit or a capital
 //	google-api-key  AIza and exactly 35 of [A-Za-z0-9_-]
 //	npm-token       npm_ and 30+ of [A-Za-z0-9]
+//	huggingface-token  hf_ and 34+ of [A-Za-z0-9]
 //	jwt             eyJ… . … . … : three base64url segments
 //	aws-secret-key  the value of an aws_secret_access_key-like name
 //	url-password    the password in scheme://user:password@host
 //	authorization   the credential of an Authorization header or of "Bearer <token>"
 //	password        the value of a name ending in password, passwd, passphrase,
-//	                pass, or pwd (but not PWD alone, the working directory);
-//	                the password of curl -u/--user user:password
+//	                pass, or pwd (but not PWD alone, the working directory),
+//	                also within its last word (PGPASSWORD, and DBPASS, ROOTPWD
+//	                after a known service or account: not BYPASS, OLDPWD);
+//	                the password of curl -u/--user user:password, of
+//	                mysql -pPASSWORD (mysqldump, mariadb …), sshpass -p and
+//	                docker login -p (podman, nerdctl, buildah, skopeo)
 //	secret          the value of a name ending in secret, token, auth, apikey,
 //	                credential, or api/access/private/secret/client… key
 //	high-entropy    a random-looking value of a name that is only secret-like:

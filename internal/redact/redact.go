@@ -19,6 +19,7 @@ const (
 	KindOpenAIKey     = "openai-key"
 	KindGoogleAPIKey  = "google-api-key"
 	KindNPMToken      = "npm-token"
+	KindHFToken       = "huggingface-token"
 	KindJWT           = "jwt"
 	KindAWSSecretKey  = "aws-secret-key"
 	KindURLPassword   = "url-password"
@@ -45,6 +46,7 @@ const (
 	openAIKey
 	googleAPIKey
 	npmToken
+	hfToken
 	jwt
 	awsSecretKey
 	urlPassword
@@ -67,6 +69,7 @@ var kindNames = [...]string{
 	openAIKey:     KindOpenAIKey,
 	googleAPIKey:  KindGoogleAPIKey,
 	npmToken:      KindNPMToken,
+	hfToken:       KindHFToken,
 	jwt:           KindJWT,
 	awsSecretKey:  KindAWSSecretKey,
 	urlPassword:   KindURLPassword,
@@ -202,7 +205,7 @@ var startPairs = func() *pairSet {
 			p.add(r.prefix[0], r.prefix[1])
 		}
 	}
-	for _, s := range []string{"ey", "ho", "Be", "BE", "be", "--", "-u"} {
+	for _, s := range []string{"ey", "ho", "Be", "BE", "be", "--", "-u", "-p"} {
 		p.add(s[0], s[1])
 	}
 	return &p
@@ -371,6 +374,7 @@ var prefixRules = func() (t [256][]prefixRule) {
 		{"rk_test_", stripeKey, alnumSet, 10, 0, false},
 		{"whsec_", stripeKey, alnumSet, 20, 0, false},
 		{"npm_", npmToken, alnumSet, 30, 0, false},
+		{"hf_", hfToken, alnumSet, 34, 0, false},
 	} {
 		t[r.prefix[0]] = append(t[r.prefix[0]], r)
 	}
@@ -421,6 +425,9 @@ func atStart(s string, i int) (m match, ok bool, next int) {
 			return m, true, i + 1
 		}
 		if m, ok := userFlagAt(s, i); ok {
+			return m, true, i + 1
+		}
+		if m, ok := passwordFlagAt(s, i); ok {
 			return m, true, i + 1
 		}
 	}
@@ -620,6 +627,78 @@ func userFlagAt(s string, i int) (match, bool) {
 		return match{}, false
 	}
 	return match{v.start + c + 1, v.end, password}, true
+}
+
+// passwordFlagAt finds the password of -p where the command takes one
+// there: mysql -pSECRET (and mysqldump, mariadb …; a bare -p asks for
+// it), sshpass -p SECRET, and docker login -p SECRET (podman, nerdctl,
+// buildah, skopeo, helm registry login). Elsewhere -p is a port, a path
+// or a patch.
+func passwordFlagAt(s string, i int) (match, bool) {
+	if !strings.HasPrefix(s[i:], "-p") || i+2 >= len(s) || (i > 0 && s[i-1] != ' ' && s[i-1] != '\t') {
+		return match{}, false
+	}
+	cmd := commandBefore(s, i)
+	p := i + 2
+	switch {
+	case s[p] != ' ' && s[p] != '\t':
+		if !mysqlCommand(cmd) && !strings.Contains(cmd, "sshpass") {
+			return match{}, false
+		}
+	case strings.Contains(cmd, "sshpass") || passwordLogin(cmd):
+		p++
+	default:
+		return match{}, false
+	}
+	if p >= len(s) || s[p] == '-' {
+		return match{}, false
+	}
+	v, ok := valueAfter(s, p, false)
+	if !ok || nonValue(s[v.start:v.end]) {
+		return match{}, false
+	}
+	return match{v.start, v.end, password}, true
+}
+
+// commandBefore returns the command that s[i] is part of, up to i: from
+// the start of its line, or of its part of a pipeline or list, at most
+// 256 bytes back.
+func commandBefore(s string, i int) string {
+	j := max(0, i-256)
+	seg := s[j:i]
+	if k := strings.LastIndexAny(seg, "\n;|&(`"); k >= 0 {
+		seg = seg[k+1:]
+	}
+	if k := strings.LastIndex(seg, `\n`); k >= 0 {
+		seg = seg[k+2:]
+	}
+	return seg
+}
+
+// mysqlCommand reports a MySQL or MariaDB client, which reads -pPASSWORD.
+func mysqlCommand(cmd string) bool {
+	for _, w := range strings.Fields(cmd) {
+		w = w[strings.LastIndexAny(w, `/"'=:{`)+1:]
+		if strings.HasPrefix(w, "mysql") || strings.HasPrefix(w, "mariadb") {
+			return true
+		}
+	}
+	return false
+}
+
+// passwordLogin reports a registry login, which reads -p PASSWORD.
+func passwordLogin(cmd string) bool {
+	f := strings.Fields(cmd)
+	for k := 1; k < len(f); k++ {
+		if f[k] != "login" {
+			continue
+		}
+		switch tool := f[k-1][strings.LastIndexAny(f[k-1], `/"'=:{`)+1:]; tool {
+		case "docker", "podman", "nerdctl", "buildah", "skopeo", "registry", "finch":
+			return true
+		}
+	}
+	return false
 }
 
 // at handles an '@': the userinfo of a URL (whose password is a finding
@@ -1062,6 +1141,9 @@ func classify(name string) (kind, strength) {
 	case "credentials", "keys", "secrets", "tokens":
 		return highEntropy, weak
 	}
+	if passwordWord(w.last(0)) {
+		return password, strong // PGPASSWORD, DBPASS, ROOTPWD
+	}
 	for i := 1; i < w.n; i++ {
 		switch string(w.last(i)) {
 		case "password", "passwd", "secret", "token", "apikey", "credential", "credentials":
@@ -1069,6 +1151,33 @@ func classify(name string) (kind, strength) {
 		}
 	}
 	return 0, notSecret
+}
+
+// passwordWord reports a word that ends in password, passwd or
+// passphrase (pgpassword), or that is pass or pwd after the name of what
+// it opens (dbpass, rootpwd): not bypass, compass, oldpwd.
+func passwordWord(w []byte) bool {
+	for _, suffix := range []string{"password", "passwd", "passphrase"} {
+		if len(w) > len(suffix) && string(w[len(w)-len(suffix):]) == suffix {
+			return true
+		}
+	}
+	var head []byte
+	switch {
+	case len(w) > 4 && string(w[len(w)-4:]) == "pass":
+		head = w[:len(w)-4]
+	case len(w) > 3 && string(w[len(w)-3:]) == "pwd":
+		head = w[:len(w)-3]
+	default:
+		return false
+	}
+	switch string(head) {
+	case "db", "pg", "my", "mysql", "sql", "mssql", "redis", "mongo", "rabbit", "amqp", "root", "admin", "user",
+		"smtp", "mail", "imap", "ftp", "sftp", "ldap", "app", "api", "svc", "service", "sa", "ssh", "vnc", "wifi",
+		"proxy", "store", "keystore", "truststore", "key", "master", "es", "elastic", "kafka", "registry", "docker":
+		return true
+	}
+	return false
 }
 
 // words are the lower-cased words of a name, split at separators and case
