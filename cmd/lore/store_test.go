@@ -165,7 +165,7 @@ func TestAddPrintsIDAndItem(t *testing.T) {
 		t.Fatalf("add --json: %v\n%s", err, out)
 	}
 	want := strings.Fields(`id text category repo agent confidence status source_count evidence
-		first_seen last_confirmed expires signature tags related manual_confidence`)
+		first_seen last_confirmed expires signature tags related`)
 	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 		t.Errorf("keys %v, want exactly %v", got, want)
 	}
