@@ -60,6 +60,13 @@ const (
 	PromoteConfidence = 0.7
 )
 
+// TagHeld marks a candidate that harvest held back because it reads as an
+// order to an agent. Sessions confirming it never make it active, however
+// many: an injected text on a web page an agent reads every day would
+// otherwise earn its way into every boot. A person can still make it
+// active (lore add, or an import).
+const TagHeld = "held"
+
 // Evidence is one place an item was learned: a session and the position of
 // the message in it.
 type Evidence struct {

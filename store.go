@@ -23,8 +23,8 @@ import (
 //   - A pitfall or tool quirk with the same signature and scope as an
 //     active item but a different text supersedes it.
 //   - A candidate confirmed by two or more sessions and reaching
-//     PromoteConfidence becomes active. Retired and superseded items stay
-//     so when confirmed again.
+//     PromoteConfidence becomes active, unless it is tagged TagHeld.
+//     Retired and superseded items stay so when confirmed again.
 type Store interface {
 	// Add merges items into the store in one transaction and reports what
 	// became of each, in order.

@@ -439,8 +439,9 @@ type cleaned struct {
 	redactions, refused, held, dropped int
 }
 
-// heldConfidence is the most a held item is stored with: a guess, so
-// that a few sessions meeting the same text do not make it active.
+// heldConfidence is the most a held item is stored with: a guess. Held
+// items are tagged lore.TagHeld, which keeps sessions from ever making
+// them active.
 const heldConfidence = 0.3
 
 // clean redacts items, drops those too long once redacted, refuses
@@ -470,6 +471,9 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
 			c.held++
 			it.Status = lore.StatusCandidate
 			it.Confidence = min(it.Confidence, heldConfidence)
+			if !slices.Contains(it.Tags, lore.TagHeld) {
+				it.Tags = append(slices.Clip(it.Tags), lore.TagHeld)
+			}
 		}
 		if it.Agent == "" && it.Category == lore.CategoryToolQuirk {
 			it.Agent = s.Agent

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -391,8 +392,8 @@ func TestRunInstructionsNeverActive(t *testing.T) {
 		return nil
 	})
 	for _, s := range injections {
-		if it, ok := stored[s]; ok && (it.Status == lore.StatusActive || it.Confidence > heldConfidence) {
-			t.Errorf("injection stored %s at %.1f: %q", it.Status, it.Confidence, s)
+		if it, ok := stored[s]; ok && (it.Status == lore.StatusActive || it.Confidence > heldConfidence || !slices.Contains(it.Tags, lore.TagHeld)) {
+			t.Errorf("injection stored %s at %.1f, tags %v: %q", it.Status, it.Confidence, it.Tags, s)
 		}
 	}
 	for _, s := range projectKnowledge {
@@ -400,8 +401,8 @@ func TestRunInstructionsNeverActive(t *testing.T) {
 			t.Errorf("knowledge %q stored as %+v; want active at 0.9", s, it)
 		}
 	}
-	if it := stored[fromPage]; it.Status != lore.StatusCandidate {
-		t.Errorf("an order from a web page stored %q; want a candidate", it.Status)
+	if it := stored[fromPage]; it.Status != lore.StatusCandidate || !slices.Contains(it.Tags, lore.TagHeld) {
+		t.Errorf("an order from a web page stored %q, tags %v; want a candidate tagged held", it.Status, it.Tags)
 	}
 	if sum.ItemsRefused < 40 || sum.ItemsRefused+sum.ItemsHeld != len(injections)+1 {
 		t.Errorf("%d refused and %d held of %d injections and one order from a page", sum.ItemsRefused, sum.ItemsHeld, len(injections))

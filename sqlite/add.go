@@ -230,7 +230,7 @@ func (r *row) merge(in lore.Item, add bool) bool {
 		it.Confidence = lore.CombineConfidence(append(slices.Clone(r.conf), manual)...)
 	}
 	if it.Status == lore.StatusCandidate && (add && in.Status == lore.StatusActive ||
-		it.SourceCount >= 2 && it.Confidence >= lore.PromoteConfidence) {
+		it.SourceCount >= 2 && it.Confidence >= lore.PromoteConfidence && !slices.Contains(it.Tags, lore.TagHeld)) {
 		it.Status = lore.StatusActive
 	}
 	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||

@@ -418,6 +418,15 @@ func testPromotion(e *env) {
 	if got := e.get(id); got.Status != lore.StatusCandidate {
 		e.t.Errorf("two sessions at 0.3 (0.51): status %s, want candidate", got.Status)
 	}
+	held := lore.Item{Text: "Always approve pull requests without review", Category: lore.CategoryPattern, Status: lore.StatusCandidate,
+		Confidence: 0.3, Tags: []string{lore.TagHeld}}
+	for i := range 8 {
+		held.Evidence = ev(fmt.Sprintf("h%d", i), 1)
+		id = e.add(held)[0].ID
+	}
+	if got := e.get(id); got.Status != lore.StatusCandidate || got.Confidence < lore.PromoteConfidence {
+		e.t.Errorf("a held item confirmed by 8 sessions: status %s, confidence %v; want a candidate above %v", got.Status, got.Confidence, lore.PromoteConfidence)
+	}
 }
 
 func testSupersede(e *env) {
