@@ -19,16 +19,18 @@ type vocab struct {
 	toks []uint32
 
 	// slots hold the rank plus one in their low rankBits, so that 0 is an
-	// empty slot, and the top bits of the token's hash above, so that a
-	// probe rarely compares bytes of a token it is not looking for.
+	// empty slot, and tagBits more of the token's hash above, so that a
+	// probe rarely compares bytes of a token it is not looking for. A
+	// token's home slot is the top bits of its hash: see hash.
 	slots []uint32
 	mask  uint64
+	shift uint // 64 minus the bits of a slot's index
 }
 
 const (
 	rankBits = 18 // o200k has 199,998 ranks
 	rankMask = 1<<rankBits - 1
-	tagShift = 64 - (32 - rankBits)
+	tagBits  = 32 - rankBits
 	maxLen   = 255 // a token's length must fit in the low byte of toks
 )
 
@@ -49,7 +51,8 @@ func newVocab(data string) (*vocab, error) {
 	}
 	// At least twice as many slots as tokens keeps probes short.
 	size := uint64(1) << bits.Len64(2*n-1)
-	v := &vocab{data: data, toks: make([]uint32, n), slots: make([]uint32, size), mask: size - 1}
+	v := &vocab{data: data, toks: make([]uint32, n), slots: make([]uint32, size), mask: size - 1,
+		shift: uint(64 - bits.Len64(size-1))}
 	// Inserting each token as it is read left most of the load waiting on
 	// cache misses: the table is bigger than the caches, and a probe loop
 	// that branches on each load keeps few misses in flight. Hashing a
@@ -81,8 +84,8 @@ func newVocab(data string) (*vocab, error) {
 			continue
 		}
 		v.toks[r] = uint32(off)<<8 | uint32(l)
-		h := hash(data[off : off+int(l)])
-		batch[nb] = (h&v.mask)<<32 | uint64(uint32(h>>tagShift)<<rankBits|(r+1))
+		home, tag := v.place(hash(data[off : off+int(l)]))
+		batch[nb] = home<<32 | uint64(tag<<rankBits|(r+1))
 		nb++
 		if nb == len(batch) {
 			flush()
@@ -99,9 +102,8 @@ func newVocab(data string) (*vocab, error) {
 // rank is the rank of the token whose bytes are s; ok is false when s is
 // not a token.
 func (v *vocab) rank(s string) (r uint32, ok bool) {
-	h := hash(s)
-	tag := uint32(h >> tagShift)
-	for i := h & v.mask; ; i = (i + 1) & v.mask {
+	home, tag := v.place(hash(s))
+	for i := home; ; i = (i + 1) & v.mask {
 		slot := v.slots[i]
 		if slot == 0 {
 			return 0, false
@@ -115,6 +117,11 @@ func (v *vocab) rank(s string) (r uint32, ok bool) {
 			return r, true
 		}
 	}
+}
+
+// place is the home slot and the tag of a token with hash h.
+func (v *vocab) place(h uint64) (home uint64, tag uint32) {
+	return h >> v.shift, uint32(h>>(v.shift-tagBits)) & (1<<tagBits - 1)
 }
 
 func uvarint(s string, off int) (uint64, int, error) {
@@ -133,33 +140,33 @@ func uvarint(s string, off int) (uint64, int, error) {
 	return 0, off, fmt.Errorf("overlong number at byte %d", off)
 }
 
-// hash mixes s eight bytes at a time. It needs no seed: the table is
-// built from a fixed vocabulary, not from anything a user types, and a
-// fixed hash keeps the table the same from run to run.
+// hash mixes s eight bytes at a time, ending with a multiply, whose top
+// bits depend on every bit of the input: the table takes its index and tag
+// from there, so one multiply is enough for the short strings most tokens
+// are. It needs no seed: the table is built from a fixed vocabulary, not
+// from what a user types.
 func hash(s string) uint64 {
 	const (
 		k0 = 0x9e3779b97f4a7c15 // 2^64 divided by the golden ratio
 		k1 = 0xbf58476d1ce4e5b9
 	)
-	h := uint64(len(s)) * k0
-	for len(s) >= 8 {
-		h = (h ^ le64(s)) * k1
-		h ^= h >> 31
-		s = s[8:]
+	n := len(s)
+	h := uint64(n) * k0
+	for t := s; len(t) > 8; t = t[8:] {
+		h = bits.RotateLeft64((h^le64(t))*k1, 31)
 	}
-	if len(s) > 0 {
-		var w uint64
-		if len(s) >= 4 {
-			// Two loads of four bytes that overlap cover five to seven.
-			w = uint64(le32(s)) | uint64(le32(s[len(s)-4:]))<<32
-		} else {
-			w = uint64(s[0]) | uint64(s[len(s)/2])<<8 | uint64(s[len(s)-1])<<16
-		}
-		h = (h ^ w) * k1
-		h ^= h >> 31
+	// The last one to eight bytes, with loads that overlap rather than a
+	// loop.
+	var w uint64
+	switch {
+	case n >= 8:
+		w = le64(s[n-8:])
+	case n >= 4:
+		w = uint64(le32(s)) | uint64(le32(s[n-4:]))<<32
+	case n > 0:
+		w = uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16
 	}
-	h *= k0
-	return h ^ h>>29
+	return (h ^ w) * k1
 }
 
 func le64(s string) uint64 {
