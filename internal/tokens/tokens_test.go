@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -364,4 +365,32 @@ func TestVocabCorrupt(t *testing.T) {
 			t.Errorf("rank(%q) = %d, %v; want %d, %v", tc.tok, r, ok, tc.rank, tc.ok)
 		}
 	}
+}
+
+// TestConcurrent counts with both encodings from several goroutines at
+// once, as the harvest workers do; run it with -race.
+func TestConcurrent(t *testing.T) {
+	want := map[string]int{}
+	for _, name := range Names {
+		e, err := Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[name] = Count(e, tricky[2])
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			name := Names[i%len(Names)]
+			e, err := Get(name)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if n := Count(e, tricky[2]); n != want[name] {
+				t.Errorf("%s: %d tokens, want %d", name, n, want[name])
+			}
+		})
+	}
+	wg.Wait()
 }
