@@ -11,8 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tiktoken-go/tokenizer"
-
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/internal/tokens"
@@ -45,7 +43,7 @@ type LLM struct {
 	client    llm.Client
 	window    int
 	maxAnswer int // tokens an answer may take, MaxTokens of each request
-	codec     func() (tokenizer.Codec, error)
+	codec     func() (*tokens.Encoding, error)
 	redact    *redact.Redactor
 }
 
@@ -123,7 +121,7 @@ func (x *LLM) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 
 // ask sends one chunk, and once more when the answer is empty or not
 // JSON; an answer still unusable is counted in found.Failures.
-func (x *LLM) ask(ctx context.Context, codec tokenizer.Codec, ch chunk, found *Found) ([]answer, error) {
+func (x *LLM) ask(ctx context.Context, codec *tokens.Encoding, ch chunk, found *Found) ([]answer, error) {
 	var retry string
 	for attempt := 0; ; attempt++ {
 		req := llm.Request{System: systemPrompt, Prompt: ch.prompt(retry), Schema: knowledgeSchema,
@@ -262,7 +260,7 @@ const templateTokens = 32
 // A prompt's tokens are its frame's and its pieces' added up: every piece
 // ends with a new line and the next starts with "[", where both
 // tokenizers always split, so no token spans a seam.
-func (x *LLM) chunks(codec tokenizer.Codec, cs condensed) ([]chunk, error) {
+func (x *LLM) chunks(codec *tokens.Encoding, cs condensed) ([]chunk, error) {
 	// The schema goes into the system prompt for APIs that cannot take it.
 	budget := x.window - x.maxAnswer - x.window/32 - templateTokens -
 		tokens.Count(codec, systemPrompt) - tokens.Count(codec, string(knowledgeSchema))
@@ -296,7 +294,7 @@ func (x *LLM) chunks(codec tokenizer.Codec, cs condensed) ([]chunk, error) {
 // splitBlock returns a block as one piece, or as pieces of at most room tokens
 // when it is longer, cut at a line where it can be; the pieces after the
 // first say they continue it.
-func splitBlock(codec tokenizer.Codec, b block, room int) []piece {
+func splitBlock(codec *tokens.Encoding, b block, room int) []piece {
 	text := b.text + "\n"
 	if n := tokens.Count(codec, text); n <= room {
 		return []piece{{index: b.index, text: text, tokens: n}}
