@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -115,7 +116,11 @@ gives an empty context and exit 0.
 // store yet the context is empty.
 func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 	if opts.Cwd != "" {
-		opts.Repo = transcript.RepoOfDir(opts.Cwd)
+		dir := opts.Cwd
+		if !filepath.IsAbs(dir) && opts.Env.Cwd != "" {
+			dir = filepath.Join(opts.Env.Cwd, dir)
+		}
+		opts.Repo = transcript.RepoOfDir(dir)
 	}
 	if opts.MinConfidence == 0 {
 		opts.MinConfidence = -1 // asked for 0: keep everything

@@ -207,3 +207,28 @@ func TestHarvestFromHook(t *testing.T) {
 		t.Errorf("inside lore's own harvest: exit %d, started %v", r.code, started)
 	}
 }
+
+// --cwd . names the repository lore runs in (README: lore boot --cwd .),
+// found from its git remote, not a repository called ".".
+func TestBootCwdRelative(t *testing.T) {
+	store := bootStore(t)
+	home := t.TempDir()
+	repo := filepath.Join(home, "src", "api")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "internal"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"), 0o644)
+	old := hostEnv
+	hostEnv = func() transcript.Env {
+		return transcript.Env{Home: home, GOOS: "linux", Cwd: filepath.Join(repo, "internal"), Getenv: func(string) string { return "" }}
+	}
+	defer func() { hostEnv = old }()
+	for _, dir := range []string{".", ".."} {
+		ios, _, out, errOut := iostreams.Test()
+		if code := run(context.Background(), ios, []string{"boot", "--cwd", dir, "--store", store}); code != 0 || !strings.Contains(out.String(), "HTTP 405") {
+			t.Errorf("boot --cwd %s: exit %d, %q, %q", dir, code, out, errOut)
+		}
+	}
+	if bs := boots(t, store); len(bs) != 2 || bs[0].Repo != "acme/api" || bs[1].Repo != "acme/api" {
+		t.Errorf("boot records: %+v", bs)
+	}
+}
