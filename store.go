@@ -142,7 +142,10 @@ type Filter struct {
 	Repo  string
 	Agent string
 	// NoRepo selects only items with no repo: agent-wide and global ones.
-	NoRepo   bool
+	NoRepo bool
+	// NoAgent selects only items with no agent: with NoRepo, the global
+	// ones, which are for every agent.
+	NoAgent  bool
 	Category Category
 	// Statuses selects items in any of these statuses; empty means
 	// active only. AnyStatus selects every item.

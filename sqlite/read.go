@@ -94,6 +94,9 @@ func (s *Store) where(f lore.Filter) (string, []any) {
 	if f.NoRepo {
 		conds = append(conds, "i.repo = ''")
 	}
+	if f.NoAgent {
+		conds = append(conds, "i.agent = ''")
+	}
 	if !f.Expired {
 		conds = append(conds, "(i.expires IS NULL OR i.expires > ?)")
 		args = append(args, micros(s.now()))

@@ -150,6 +150,7 @@ func Run(t *testing.T, open Opener) {
 		{"HarvestRecords", testHarvestRecords},
 		{"BootRecords", testBootRecords},
 		{"NoRepoFilter", testNoRepoFilter},
+		{"NoAgentFilter", testNoAgentFilter},
 		{"Best", testBest},
 	}
 	for _, tt := range tests {
@@ -1068,6 +1069,35 @@ func testNoRepoFilter(e *env) {
 	}
 	if hits := e.search(lore.Query{Text: "item", Filter: lore.Filter{NoRepo: true, Agent: "codex"}}); len(hits) != 1 || hits[0].Text != "agent item" {
 		e.t.Errorf("NoRepo search for codex: %v", ids(hits))
+	}
+}
+
+func testNoAgentFilter(e *env) {
+	e.add(lore.Item{Text: "repo item", Category: lore.CategoryFact, Repo: "acme/api"},
+		lore.Item{Text: "repo item of an agent", Category: lore.CategoryFact, Repo: "acme/api", Agent: "codex", Confidence: 0.9},
+		lore.Item{Text: "agent item", Category: lore.CategoryFact, Agent: "codex", Confidence: 0.95},
+		lore.Item{Text: "global item", Category: lore.CategoryFact})
+	var texts []string
+	e.s.Items(e.ctx, lore.Filter{NoAgent: true}, func(it lore.Item) error {
+		texts = append(texts, it.Text)
+		return nil
+	})
+	slices.Sort(texts)
+	if !reflect.DeepEqual(texts, []string{"global item", "repo item"}) {
+		e.t.Errorf("NoAgent items: %v", texts)
+	}
+	global := lore.Filter{NoRepo: true, NoAgent: true}
+	if n, err := e.s.Count(e.ctx, global); err != nil || n != 1 {
+		e.t.Errorf("Count of global items = %d, %v; want 1", n, err)
+	}
+	if got, err := e.s.Best(e.ctx, global, 5); err != nil || len(got) != 1 || got[0].Text != "global item" {
+		e.t.Errorf("Best global items = %v, %v; want the global item alone", got, err)
+	}
+	if hits := e.search(lore.Query{Text: "item", Filter: global}); len(hits) != 1 || hits[0].Text != "global item" {
+		e.t.Errorf("search of global items: %v", ids(hits))
+	}
+	if hits := e.search(lore.Query{Text: "item", Filter: lore.Filter{Repo: "acme/api", NoAgent: true}}); len(hits) != 1 || hits[0].Text != "repo item" {
+		e.t.Errorf("search of acme/api without an agent: %v", ids(hits))
 	}
 }
 
