@@ -136,7 +136,9 @@ func TestBudgetNeverExceeded(t *testing.T) {
 		for range 3 + r.IntN(40) {
 			b.WriteString(words[r.IntN(len(words))] + " ")
 		}
-		fmt.Fprintf(&b, "n%d", i)
+		// Notes end in all sorts of ways: the tokens of the whole context
+		// must still be those of its notes.
+		fmt.Fprintf(&b, "n%d%s", i, []string{"", ".", ")", "?!", "…", " 🚀", "\n", " ```", "'s", "-"}[i%10])
 		items = append(items, lore.Item{Text: b.String(), Category: lore.Categories[r.IntN(len(lore.Categories))],
 			Repo: []string{"", "acme/api"}[r.IntN(2)], Confidence: 0.7 + 0.29*r.Float64()})
 	}

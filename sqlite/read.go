@@ -214,11 +214,9 @@ func (s *Store) Searches(ctx context.Context, qs []lore.Query) ([][]lore.Hit, er
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	most := -1 // matches, when known to be few
-	if from == 0 {
-		most = window
-	}
-	hits, err = s.search(ctx, fs, full, from, limits, most)
+	// From from on (or in all, when from is 0) there are window matches
+	// at most.
+	hits, err = s.search(ctx, fs, full, from, limits, window)
 	if err != nil || from == 0 {
 		return hits, err
 	}
@@ -273,12 +271,11 @@ func (s *Store) search(ctx context.Context, fs []lore.Filter, match string, from
 	// The best matches are taken from the full-text index alone, then
 	// joined to items for the filters: joining every match costs more than
 	// ranking it. For filters that leave too few, every match is joined.
-	// A window of the newest matches (from > 0), or matches known to be
-	// few, are joined whole at once: each query computes bm25's weights
-	// anew, walking every match of every term, which costs more than
-	// joining a few hundred matches.
+	// When the first cap would hold every match anyway, they are joined
+	// at once: each query computes bm25's weights anew, walking every
+	// match of every term.
 	caps := []int{slices.Max(limits) * 4, -1}
-	if from > 0 || most >= 0 && most <= caps[0] {
+	if most >= 0 && most <= caps[0] {
 		caps = caps[1:]
 	}
 	out := make([][]lore.Hit, len(fs))
@@ -441,7 +438,7 @@ func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item
 		return nil, err
 	}
 	defer rows.Close()
-	var items []lore.Item
+	items := make([]lore.Item, 0, min(limit, 256)) // an item is large: growing the slice costs
 	for rows.Next() {
 		st, err := scanRow(rows)
 		if err != nil {
