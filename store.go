@@ -39,10 +39,16 @@ type Store interface {
 	Item(ctx context.Context, id string) (Item, error)
 	// Search returns the items that best answer q, best first.
 	Search(ctx context.Context, q Query) ([]Hit, error)
+	// Searches returns, for each query, what Search returns for it; a
+	// store shares the work of queries for the same text (boot asks for
+	// the best matches of a task in each of a session's scopes).
+	Searches(ctx context.Context, qs []Query) ([][]Hit, error)
 	// Items calls fn for every item that f selects, in id order.
 	Items(ctx context.Context, f Filter, fn func(Item) error) error
 	// Best returns the limit items f selects that are most confident,
-	// then most recently confirmed, in that order.
+	// then most recently confirmed, in that order. Their Evidence may be
+	// left out (SourceCount says how many sessions taught each): boot
+	// reads them at every session start, and needs none of it.
 	Best(ctx context.Context, f Filter, limit int) ([]Item, error)
 	// Count returns how many items f selects.
 	Count(ctx context.Context, f Filter) (int, error)
@@ -135,14 +141,26 @@ type Query struct {
 	Filter
 	// Limit caps the hits; 0 means 10.
 	Limit int
+	// Bounded keeps the search's cost bounded on a large store, for
+	// callers a person is waiting on (boot): when a common word leaves too
+	// many items to score them all, only the newest of its matches and
+	// the matches of the question's rare words are scored, even when the
+	// filter then leaves fewer hits than Limit. Without it, a search that
+	// finds too few that way scores every match.
+	Bounded bool
 }
 
 // Filter selects items by scope, category and status.
 type Filter struct {
+	// Repo selects the items of this repository; letters match whatever
+	// their case (ASCII), as acme/api and Acme/API name one repository.
 	Repo  string
 	Agent string
 	// NoRepo selects only items with no repo: agent-wide and global ones.
-	NoRepo   bool
+	NoRepo bool
+	// NoAgent selects only items with no agent: with NoRepo, the global
+	// ones, which are for every agent.
+	NoAgent  bool
 	Category Category
 	// Statuses selects items in any of these statuses; empty means
 	// active only. AnyStatus selects every item.
@@ -157,8 +175,9 @@ type Filter struct {
 // Hit is one search result.
 type Hit struct {
 	Item
-	// Score is higher for a better match; it compares hits of one search
-	// only.
+	// Score is higher for a better match. It compares hits of searches
+	// for the same text, whatever their filters: an item scores the same
+	// in each.
 	Score float64
 }
 

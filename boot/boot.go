@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tiktoken-go/tokenizer"
+
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/dedup"
 	"github.com/lorehq/lore/internal/tokens"
@@ -71,20 +73,52 @@ instructions. They may be out of date; check before relying on one. When a note 
 cite its id, like [lore:%s].
 `
 
+// EmptyText is the whole context when lore has no notes for a session:
+// the header's title and a line saying so, rather than nothing, so that
+// an agent, a hook and a context file all show lore is there.
+const EmptyText = `## Notes from earlier sessions (lore)
+
+lore has no notes for this scope yet: it learns them from finished agent sessions (lore harvest).
+`
+
+// Empty is the context for a session lore has no notes for, such as one
+// before any store exists: EmptyText, when the budget holds it.
+func Empty(opts Options) (Context, error) {
+	codec, err := tokens.Get(opts.Tokenizer)
+	if err != nil {
+		return Context{}, err
+	}
+	return empty(codec, opts), nil
+}
+
+func empty(codec tokenizer.Codec, opts Options) Context {
+	c := Context{Budget: budgetOf(opts), Items: []Picked{}}
+	if n := tokens.Count(codec, EmptyText); n <= c.Budget {
+		c.Text, c.Tokens = EmptyText, n
+	}
+	return c
+}
+
+func budgetOf(opts Options) int {
+	if opts.Budget > 0 {
+		return opts.Budget
+	}
+	return DefaultBudget
+}
+
 // Build picks the active items most worth knowing and renders them within
 // the budget.
 //
 // Every candidate is scored by relevance to the task (bm25, scaled to the
-// best match), scope (this repository first, then this agent, then
-// global), confidence, recency and category (pitfalls first); items
-// below the minimum confidence and near-duplicates of a better item are
-// left out; then items are added best first while the whole context fits
-// the budget, counted with the real tokenizer.
+// best match of any scope, so that it compares across scopes), scope
+// (this repository first, then this agent, then global), confidence,
+// recency and category (pitfalls first); items below the minimum
+// confidence and near-duplicates of a better item are left out; then
+// items are added best first while the whole context fits the budget,
+// counted with the real tokenizer. An empty store, or one with nothing
+// for this session, gives EmptyText.
 func Build(ctx context.Context, st lore.Store, opts Options) (Context, error) {
-	budget := opts.Budget
-	if budget <= 0 {
-		budget = DefaultBudget
-	}
+	budget := budgetOf(opts)
 	minConf := opts.MinConfidence
 	if minConf == 0 {
 		minConf = DefaultMinConfidence
@@ -102,21 +136,27 @@ func Build(ctx context.Context, st lore.Store, opts Options) (Context, error) {
 		return Context{}, err
 	}
 	var ranked []*candidate
+	top := 0.0 // the best match that may be handed out
 	for _, c := range cands {
-		if c.item.Confidence < minConf {
-			continue
+		if c.item.Confidence >= minConf {
+			ranked = append(ranked, c)
+			top = max(top, c.bm25)
+		}
+	}
+	for _, c := range ranked {
+		if top > 0 {
+			c.relevance = c.bm25 / top
 		}
 		c.score = score(c, opts, now)
-		ranked = append(ranked, c)
 	}
 	slices.SortFunc(ranked, func(a, b *candidate) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.item.ID, b.item.ID))
 	})
 
-	out := Context{Budget: budget, Items: []Picked{}}
 	if len(ranked) == 0 {
-		return out, nil
+		return empty(codec, opts), nil
 	}
+	out := Context{Budget: budget, Items: []Picked{}}
 	var b strings.Builder
 	fmt.Fprintf(&b, Header, short(ranked[0].item.ID))
 	b.WriteString("\n")
@@ -127,29 +167,32 @@ func Build(ctx context.Context, st lore.Store, opts Options) (Context, error) {
 	header := b.String()
 	var kept []*candidate
 	var lines []string
+	misses := 0
 	for _, c := range ranked {
-		if budget-used < minLine {
-			break // nothing more fits
+		if budget-used < minLine || misses == maxMisses {
+			break // nothing more fits, or is likely to
+		}
+		if nearDuplicate(c, kept) {
+			continue // cheaper to tell than a line's tokens
 		}
 		line := render(c.item, opts.Repo)
 		n := tokens.Count(codec, line)
-		if used+n > budget || nearDuplicate(c, kept) {
+		if used+n > budget {
+			misses++
 			continue // a shorter note further down may still fit
 		}
 		used += n
 		lines = append(lines, line)
 		kept = append(kept, c)
 	}
-	// Notes are counted one by one; the text as a whole is counted last,
-	// and notes go from the end until it fits, should joining them have
-	// cost a token more than their sum.
-	for len(kept) > 0 {
-		text := header + strings.Join(lines, "")
-		if n := tokens.Count(codec, text); n <= budget {
-			out.Text, out.Tokens = text, n
-			break
-		}
-		kept, lines = kept[:len(kept)-1], lines[:len(lines)-1]
+	// The text's tokens are the sum of its parts': o200k and cl100k cut
+	// text into pieces by a pattern before they merge bytes within a
+	// piece, and no piece runs past a line's end into a line starting
+	// with "- " (every note's does); the header ends in a blank line.
+	// Counting the whole text again would cost as much as counting the
+	// notes did. TestBudgetNeverExceeded counts it.
+	if len(kept) > 0 {
+		out.Text, out.Tokens = header+strings.Join(lines, ""), used
 	}
 	for _, c := range kept {
 		out.Items = append(out.Items, Picked{ID: c.item.ID, Text: c.item.Text, Category: string(c.item.Category),
@@ -159,57 +202,74 @@ func Build(ctx context.Context, st lore.Store, opts Options) (Context, error) {
 }
 
 // minLine is fewer tokens than any note takes: with less budget left,
-// boot stops looking.
-const minLine = 12
+// boot stops looking. maxMisses is how many notes too long for what is
+// left boot tries before it stops: every try is counted with the
+// tokenizer, and hundreds of candidates may be left.
+const (
+	minLine   = 12
+	maxMisses = 16
+)
 
 // candidate is an item that may go into a context.
 type candidate struct {
 	item      lore.Item
-	relevance float64 // bm25, scaled to the best hit (1); 0 without a task
+	bm25      float64 // the match's score; 0 without a task or a match
+	relevance float64 // bm25 scaled to the boot's best match (1)
 	score     float64
 	fp        *dedup.Fingerprint
 }
 
-// candidates gathers the active items of the repository, of the agent and
-// global ones; with a task, its best matches in each first.
+// candidates gathers the active items of each scope that is this
+// session's: the repository's (whatever their agent), the agent's with no
+// repository, and the global ones (neither). Each scope is read apart, so
+// that the many items of other agents or repositories never crowd out
+// this session's. With a task, each scope's best matches come first,
+// with their bm25 scores: the scores of one text's searches compare, so an
+// item matching the task as well as another is as relevant, whatever its
+// scope.
 func candidates(ctx context.Context, st lore.Store, opts Options) ([]*candidate, error) {
+	var scopes []lore.Filter
+	if opts.Repo != "" {
+		scopes = append(scopes, lore.Filter{Repo: opts.Repo})
+	}
+	if opts.Agent != "" {
+		scopes = append(scopes, lore.Filter{NoRepo: true, Agent: opts.Agent})
+	}
+	scopes = append(scopes, lore.Filter{NoRepo: true, NoAgent: true})
+
 	byID := map[string]*candidate{}
 	var list []*candidate
-	add := func(it lore.Item, relevance float64) {
+	add := func(it lore.Item, bm25 float64) {
 		if !inScope(it, opts) {
 			return
 		}
 		if c := byID[it.ID]; c != nil {
-			c.relevance = max(c.relevance, relevance)
+			c.bm25 = max(c.bm25, bm25)
 			return
 		}
-		c := &candidate{item: it, relevance: relevance}
+		c := &candidate{item: it, bm25: bm25}
 		byID[it.ID] = c
 		list = append(list, c)
 	}
-	filters := []lore.Filter{{NoRepo: true}}
-	if opts.Repo != "" {
-		filters = append([]lore.Filter{{Repo: opts.Repo}}, filters...)
-	}
 	if opts.Task != "" {
-		for _, f := range filters {
-			hits, err := st.Search(ctx, lore.Query{Text: opts.Task, Filter: f, Limit: 100})
-			if err != nil {
-				return nil, err
-			}
-			best := 0.0
+		qs := make([]lore.Query, len(scopes))
+		for i, f := range scopes {
+			// Bounded: a session start must not wait for every item that
+			// shares a common word with the task to be scored.
+			qs[i] = lore.Query{Text: opts.Task, Filter: f, Limit: perScope(budgetOf(opts)), Bounded: true}
+		}
+		found, err := st.Searches(ctx, qs)
+		if err != nil {
+			return nil, err
+		}
+		for _, hits := range found {
 			for _, h := range hits {
-				best = max(best, h.Score)
-			}
-			for _, h := range hits {
-				if best > 0 {
-					add(h.Item, h.Score/best)
-				}
+				add(h.Item, max(h.Score, 0))
 			}
 		}
 	}
-	for _, f := range filters {
-		best, err := st.Best(ctx, f, perScope)
+	for _, f := range scopes {
+		best, err := st.Best(ctx, f, perScope(budgetOf(opts)))
 		if err != nil {
 			return nil, err
 		}
@@ -220,9 +280,13 @@ func candidates(ctx context.Context, st lore.Store, opts Options) ([]*candidate,
 	return list, nil
 }
 
-// perScope is how many of the most confident items of each scope are
-// candidates besides the task's matches: more than any budget holds.
-const perScope = 200
+// perScope is how many of the most confident items of each scope, and of
+// its best matches for the task, are candidates: twice as many notes as
+// the budget holds (a note takes 20 tokens and more), as the store's order
+// (confidence, then recency) is not the score's; and no more, as every one
+// is read from the store at each session start. On the benchmark's store,
+// half as many would change a quarter of the notes handed out.
+func perScope(budget int) int { return min(max(budget/10, 20), 1000) }
 
 // inScope reports whether an item is for this session: of its repository
 // (whatever the agent), or with no repository and this agent or none.
@@ -287,7 +351,7 @@ func short(id string) string { return id[:min(len(id), ShortID)] }
 func render(it lore.Item, repo string) string {
 	scope := "general"
 	switch {
-	case it.Repo != "" && it.Repo == repo:
+	case it.Repo != "" && strings.EqualFold(it.Repo, repo):
 		scope = "this repo"
 	case it.Repo != "":
 		scope = it.Repo

@@ -800,11 +800,16 @@ func scanRow(r scanner) (stored, error) {
 	if expires.Valid {
 		it.Expires = fromMicros(expires.Int64)
 	}
-	if err := json.Unmarshal([]byte(tags), &it.Tags); err != nil {
-		return st, fmt.Errorf("item %s: tags: %w", it.ID, err)
+	// Most items have neither; decoding "[]" costs more than reading the row.
+	if tags != "[]" {
+		if err := json.Unmarshal([]byte(tags), &it.Tags); err != nil {
+			return st, fmt.Errorf("item %s: tags: %w", it.ID, err)
+		}
 	}
-	if err := json.Unmarshal([]byte(related), &it.Related); err != nil {
-		return st, fmt.Errorf("item %s: related: %w", it.ID, err)
+	if related != "[]" {
+		if err := json.Unmarshal([]byte(related), &it.Related); err != nil {
+			return st, fmt.Errorf("item %s: related: %w", it.ID, err)
+		}
 	}
 	return st, nil
 }

@@ -85,14 +85,23 @@ func (s *Store) where(f lore.Filter) (string, []any) {
 			args = append(args, string(st))
 		}
 	}
+	// Repositories compare without regard to case, as the scope index
+	// does (items_scope).
 	for _, c := range []struct{ col, val string }{{"repo", f.Repo}, {"agent", f.Agent}, {"category", string(f.Category)}} {
 		if c.val != "" {
-			conds = append(conds, "i."+c.col+" = ?")
+			cond := "i." + c.col + " = ?"
+			if c.col == "repo" {
+				cond += " COLLATE NOCASE"
+			}
+			conds = append(conds, cond)
 			args = append(args, c.val)
 		}
 	}
 	if f.NoRepo {
-		conds = append(conds, "i.repo = ''")
+		conds = append(conds, "i.repo = '' COLLATE NOCASE")
+	}
+	if f.NoAgent {
+		conds = append(conds, "i.agent = ''")
 	}
 	if !f.Expired {
 		conds = append(conds, "(i.expires IS NULL OR i.expires > ?)")
@@ -130,32 +139,74 @@ const (
 // a term is common, Search scores the newest matches (see window) and the
 // items holding a rare term, which carry the meaning of a question; the
 // items it skips are older ones that match only common words. Should that
-// leave fewer hits than asked for, every match is scored.
+// leave fewer hits than asked for, every match is scored, unless the query
+// is Bounded.
 func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
-	ts := terms.Of(q.Text)
-	if len(ts) == 0 {
-		return nil, nil
+	hits, err := s.Searches(ctx, []lore.Query{q})
+	if err != nil {
+		return nil, err
 	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 10
-	}
-	var all, rare []string
-	for _, t := range ts {
-		quoted := `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-		all = append(all, quoted)
-		var n int
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE items_fts MATCH ? LIMIT ?)`,
-			quoted, commonAt).Scan(&n); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+	return hits[0], nil
+}
+
+// Searches runs queries for the same text together, as Search would run
+// each: the index is read once for all of them, since reading it, not
+// filtering what it found, is what a search costs. Queries for different
+// texts are run one by one.
+func (s *Store) Searches(ctx context.Context, qs []lore.Query) ([][]lore.Hit, error) {
+	hits := make([][]lore.Hit, len(qs))
+	for _, q := range qs {
+		if q.Text != qs[0].Text {
+			for i, q := range qs {
+				var err error
+				if hits[i], err = s.Search(ctx, q); err != nil {
+					return nil, err
+				}
+			}
+			return hits, nil
 		}
+	}
+	if len(qs) == 0 {
+		return hits, nil
+	}
+	ts := terms.Of(qs[0].Text)
+	if len(ts) == 0 {
+		return hits, nil
+	}
+	fs := make([]lore.Filter, len(qs))
+	limits := make([]int, len(qs))
+	for i, q := range qs {
+		fs[i], limits[i] = q.Filter, q.Limit
+		if limits[i] <= 0 {
+			limits[i] = 10
+		}
+	}
+	// How many items hold each term, up to commonAt, in one query.
+	var all, rare, counts []string
+	var args []any
+	for _, t := range ts {
+		all = append(all, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		counts = append(counts, `(SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE items_fts MATCH ? LIMIT ?))`)
+		args = append(args, all[len(all)-1], commonAt)
+	}
+	ns := make([]int, len(all))
+	dest := make([]any, len(all))
+	for i := range ns {
+		dest[i] = &ns[i]
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT `+strings.Join(counts, ", "), args...).Scan(dest...); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	rareMatches := 0 // at most
+	for i, n := range ns {
 		if n < commonAt {
-			rare = append(rare, quoted)
+			rare = append(rare, all[i])
+			rareMatches += n
 		}
 	}
 	full := strings.Join(all, " OR ")
 	if len(rare) == len(all) {
-		return s.search(ctx, q.Filter, full, 0, limit)
+		return s.search(ctx, fs, full, 0, limits, rareMatches)
 	}
 	var from int64
 	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
@@ -163,89 +214,184 @@ func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	hits, err := s.search(ctx, q.Filter, full, from, limit)
+	// From from on (or in all, when from is 0) there are window matches
+	// at most.
+	hits, err = s.search(ctx, fs, full, from, limits, window)
 	if err != nil || from == 0 {
 		return hits, err
 	}
 	if len(rare) > 0 {
-		more, err := s.search(ctx, q.Filter, strings.Join(rare, " OR "), 0, limit)
+		more, err := s.search(ctx, fs, strings.Join(rare, " OR "), 0, limits, rareMatches)
 		if err != nil {
 			return nil, err
 		}
-		for _, h := range more {
-			if !slices.ContainsFunc(hits, func(x lore.Hit) bool { return x.ID == h.ID }) {
-				hits = append(hits, h)
+		for i := range hits {
+			for _, h := range more[i] {
+				if !slices.ContainsFunc(hits[i], func(x lore.Hit) bool { return x.ID == h.ID }) {
+					hits[i] = append(hits[i], h)
+				}
 			}
+			slices.SortStableFunc(hits[i], func(a, b lore.Hit) int {
+				return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.ID, b.ID))
+			})
+			hits[i] = hits[i][:min(len(hits[i]), limits[i])]
 		}
-		slices.SortStableFunc(hits, func(a, b lore.Hit) int {
-			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.ID, b.ID))
-		})
-		hits = hits[:min(len(hits), limit)]
 	}
-	if len(hits) < limit {
-		return s.search(ctx, q.Filter, full, 0, limit)
+	var short []int
+	for i, q := range qs {
+		if len(hits[i]) < limits[i] && !q.Bounded {
+			short = append(short, i)
+		}
+	}
+	if len(short) > 0 {
+		again, err := s.search(ctx, pick(fs, short), full, 0, pick(limits, short), -1)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range short {
+			hits[i] = again[j]
+		}
 	}
 	return hits, nil
 }
 
-// search runs one full-text query over the items with rowid from on,
-// best first.
-func (s *Store) search(ctx context.Context, f lore.Filter, match string, from int64, limit int) ([]lore.Hit, error) {
+// pick returns the elements of xs at these indexes.
+func pick[T any](xs []T, at []int) []T {
+	out := make([]T, len(at))
+	for j, i := range at {
+		out[j] = xs[i]
+	}
+	return out
+}
+
+// search runs one full-text query over the items with rowid from on, for
+// each filter: the limits[i] best that fs[i] selects, best first. most is
+// how many items match at most, or -1 when that is not known.
+func (s *Store) search(ctx context.Context, fs []lore.Filter, match string, from int64, limits []int, most int) ([][]lore.Hit, error) {
 	// The best matches are taken from the full-text index alone, then
-	// joined to items for the filter: joining every match costs more than
-	// ranking it. When the filter leaves too few, every match is joined.
-	for _, cap := range []int{limit * 4, -1} {
-		hits, err := s.searchTop(ctx, f, match, from, limit, cap)
-		if err != nil || len(hits) >= limit || cap < 0 {
-			return hits, err
+	// joined to items for the filters: joining every match costs more than
+	// ranking it. For filters that leave too few, every match is joined.
+	// When the first cap would hold every match anyway, they are joined
+	// at once: each query computes bm25's weights anew, walking every
+	// match of every term.
+	caps := []int{slices.Max(limits) * 4, -1}
+	if most >= 0 && most <= caps[0] {
+		caps = caps[1:]
+	}
+	out := make([][]lore.Hit, len(fs))
+	todo := make([]int, len(fs))
+	for i := range todo {
+		todo[i] = i
+	}
+	for _, cap := range caps {
+		hits, err := s.searchTop(ctx, pick(fs, todo), match, from, pick(limits, todo), cap)
+		if err != nil {
+			return nil, err
+		}
+		var next []int
+		for j, i := range todo {
+			out[i] = hits[j]
+			if len(hits[j]) < limits[i] {
+				next = append(next, i)
+			}
+		}
+		if todo = next; len(todo) == 0 {
+			break
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // searchTop is search over the cap best matches (all when cap < 0).
-func (s *Store) searchTop(ctx context.Context, f lore.Filter, match string, from int64, limit, cap int) ([]lore.Hit, error) {
-	cond, args := s.where(f)
-	args = append([]any{match, from, cap}, args...)
-	args = append(args, limit)
-	rows, err := s.db.QueryContext(ctx, `WITH f AS MATERIALIZED (
-			SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
-			WHERE items_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?)
-		SELECT `+rowColumnsOf+`, f.score FROM f JOIN items i ON i.rowid = f.rowid
-		WHERE `+cond+`
-		ORDER BY f.score, i.confidence DESC, i.id LIMIT ?`, args...)
+func (s *Store) searchTop(ctx context.Context, fs []lore.Filter, match string, from int64, limits []int, cap int) ([][]lore.Hit, error) {
+	query, args := s.searchSQL(fs, match, from, limits, cap)
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	var hits []lore.Hit
-	var rowids []int64
-	for rows.Next() {
+	var (
+		loaded   []lore.Hit
+		rowids   []int64
+		picked   = make([][]int, len(fs)) // of each filter, the hits in loaded
+		inFilter = make([]bool, len(fs))
+	)
+	for full := 0; full < len(fs) && rows.Next(); {
 		var st stored
 		var score float64
 		var err error
-		st, err = scanRow(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &score)...) }))
+		st, err = scanRow(scanFunc(func(dest ...any) error {
+			dest = append(dest, &score)
+			for i := range inFilter {
+				dest = append(dest, &inFilter[i])
+			}
+			return rows.Scan(dest...)
+		}))
 		if err != nil {
 			rows.Close()
 			return nil, err
 		}
-		hits = append(hits, lore.Hit{Item: st.item, Score: -score})
+		loaded = append(loaded, lore.Hit{Item: st.item, Score: -score})
 		rowids = append(rowids, st.rowid)
+		for i, in := range inFilter {
+			if in && len(picked[i]) < limits[i] {
+				if picked[i] = append(picked[i], len(loaded)-1); len(picked[i]) == limits[i] {
+					full++
+				}
+			}
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	items := make([]lore.Item, len(hits))
-	for i := range hits {
-		items[i] = hits[i].Item
+	items := make([]lore.Item, len(loaded))
+	for i := range loaded {
+		items[i] = loaded[i].Item
 	}
 	if err := s.loadEvidence(ctx, rowids, items); err != nil {
 		return nil, err
 	}
-	for i := range hits {
-		hits[i].Item = items[i]
+	hits := make([][]lore.Hit, len(fs))
+	for i, ks := range picked {
+		for _, k := range ks {
+			hits[i] = append(hits[i], lore.Hit{Item: items[k], Score: loaded[k].Score})
+		}
 	}
 	return hits, nil
+}
+
+// searchSQL is searchTop's query and its arguments: the matches, the
+// columns of their items, and for each filter whether it selects the
+// item, of the items some filter selects, best first. The matches lead the
+// join (CROSS JOIN fixes the order): led by the scope index instead,
+// SQLite would read every item of a large scope, such as the global ones,
+// to find the few that match.
+func (s *Store) searchSQL(fs []lore.Filter, match string, from int64, limits []int, cap int) (string, []any) {
+	var flags, conds []string
+	var flagArgs, condArgs []any
+	for _, f := range fs {
+		cond, args := s.where(f)
+		flags = append(flags, "("+cond+")")
+		conds = append(conds, "("+cond+")")
+		flagArgs = append(flagArgs, args...)
+		condArgs = append(condArgs, args...)
+	}
+	args := append([]any{match, from, cap}, flagArgs...)
+	args = append(args, condArgs...)
+	query := `WITH f AS MATERIALIZED (
+			SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
+			WHERE items_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?)
+		SELECT ` + rowColumnsOf + `, f.score, ` + strings.Join(flags, ", ") + `
+		FROM f CROSS JOIN items i ON i.rowid = f.rowid
+		WHERE ` + strings.Join(conds, " OR ") + `
+		ORDER BY f.score, i.confidence DESC, i.id`
+	if len(fs) == 1 {
+		// One filter: SQLite keeps only the best while it sorts. With
+		// several, the rows of one may all come before another's.
+		query += ` LIMIT ?`
+		args = append(args, limits[0])
+	}
+	return query, args
 }
 
 // scanFunc adapts a function to the scanner interface.
@@ -280,22 +426,27 @@ func (s *Store) Items(ctx context.Context, f lore.Filter, fn func(lore.Item) err
 }
 
 // Best returns the limit items f selects that are most confident, then
-// most recently confirmed.
+// most recently confirmed, without their evidence.
 func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	cond, args := s.where(f)
-	rows, err := loadRows(ctx, s.db, `items i WHERE `+cond+` ORDER BY i.confidence DESC, i.last_confirmed DESC, i.id LIMIT ?`,
-		append(args, limit)...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumnsOf+` FROM items i WHERE `+cond+
+		` ORDER BY i.confidence DESC, i.last_confirmed DESC, i.id LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
-	items := make([]lore.Item, len(rows))
-	for i, r := range rows {
-		items[i] = r.item
+	defer rows.Close()
+	items := make([]lore.Item, 0, min(limit, 256)) // an item is large: growing the slice costs
+	for rows.Next() {
+		st, err := scanRow(rows)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, st.item)
 	}
-	return items, nil
+	return items, rows.Err()
 }
 
 // Count returns how many items f selects.

@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +57,56 @@ func TestIndexStaysConsistent(t *testing.T) {
 		hits, err := s.Search(ctx, lore.Query{Text: q, Filter: lore.Filter{AnyStatus: true}})
 		if err != nil || len(hits) != want {
 			t.Errorf("Search(%q) = %d hits, %v; want %d", q, len(hits), err, want)
+		}
+	}
+}
+
+// TestBoundedSearch: a bounded search does not score every match of a
+// common word when its filter leaves too few hits in the newest matches,
+// and it uses the scope index rather than scanning every item for Best.
+func TestBoundedSearch(t *testing.T) {
+	s := open(t, nil)
+	ctx := context.Background()
+	items := []lore.Item{{Text: "The deploy script starts the vault", Category: lore.CategoryFact, Repo: "acme/old"}}
+	for i := range commonAt + window {
+		items = append(items, lore.Item{Text: fmt.Sprintf("The deploy script of service %d starts after the database", i), Category: lore.CategoryFact})
+	}
+	if _, err := s.Add(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	q := lore.Query{Text: "deploy script starts", Filter: lore.Filter{Repo: "acme/old"}}
+	if hits, err := s.Search(ctx, q); err != nil || len(hits) != 1 {
+		t.Fatalf("unbounded: %d hits, %v; want the old item", len(hits), err)
+	}
+	q.Bounded = true
+	if hits, err := s.Search(ctx, q); err != nil || len(hits) != 0 {
+		t.Errorf("bounded: %d hits, %v; want none (the old item matches only common words, outside the window)", len(hits), err)
+	}
+	plan := func(query string, args ...any) string {
+		rows, err := s.db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var plan []string
+		for rows.Next() {
+			var id, parent, notUsed int
+			var detail string
+			rows.Scan(&id, &parent, &notUsed, &detail)
+			plan = append(plan, detail)
+		}
+		return strings.Join(plan, "; ")
+	}
+	for _, f := range []lore.Filter{{Repo: "acme/api"}, {NoRepo: true, Agent: "codex"}, {NoRepo: true, NoAgent: true}} {
+		cond, args := s.where(f)
+		if p := plan(`SELECT rowid FROM items i WHERE `+cond+` ORDER BY i.confidence DESC, i.last_confirmed DESC, i.id LIMIT 10`, args...); !strings.Contains(p, "USING INDEX items_scope") {
+			t.Errorf("Best %+v: %s; want the scope index", f, p)
+		}
+		// A search reads the matches first and looks their items up, rather
+		// than reading every item of the scope (all the global ones).
+		query, args := s.searchSQL([]lore.Filter{f}, `"deploy"`, 0, []int{10}, -1)
+		if p := plan(query, args...); !strings.Contains(p, "SCAN f; SEARCH i USING INTEGER PRIMARY KEY") {
+			t.Errorf("search %+v: %s; want the matches to lead", f, p)
 		}
 	}
 }

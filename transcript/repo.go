@@ -38,8 +38,13 @@ func (c *repoCache) resolve(s *lore.Session, noGit bool) {
 
 // RepoOfDir is the repository of a folder, as sessions in it get theirs:
 // the git remote's owner/name, else the repository folder's name, else the
-// folder's own name (for a worktree, the repository it belongs to).
+// folder's own name (for a worktree, the repository it belongs to). A
+// relative dir is taken from the current folder: "." names the folder's
+// repository, not a repository called ".".
 func RepoOfDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	if r := repoOf(dir); r != "" {
 		return r
 	}

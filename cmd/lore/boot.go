@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -59,8 +60,9 @@ lore measure.
 --format md (the default) prints the context; json prints {context, tokens,
 budget, items: [{id, text, category, repo, confidence, score}]}; claude-hook prints
 Claude Code's SessionStart hook answer, reading the hook's JSON (session_id, cwd)
-from standard input. As a hook, boot fails open: any error, or more than 2 s,
-gives an empty context and exit 0.
+from standard input. As a hook, boot fails open: any error, wrong flags included,
+or more than 2 s, gives an empty context and exit 0. With nothing to hand out,
+the context is a short header saying lore has no notes for this scope yet.
 
 ` + storeHelp,
 		Example: `  lore boot --cwd .
@@ -112,10 +114,14 @@ gives an empty context and exit 0.
 }
 
 // build opens the store, builds the context and records the boot. With no
-// store yet the context is empty.
+// store yet the context says lore has no notes.
 func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 	if opts.Cwd != "" {
-		opts.Repo = transcript.RepoOfDir(opts.Cwd)
+		dir := opts.Cwd
+		if !filepath.IsAbs(dir) && opts.Env.Cwd != "" {
+			dir = filepath.Join(opts.Env.Cwd, dir)
+		}
+		opts.Repo = transcript.RepoOfDir(dir)
 	}
 	if opts.MinConfidence == 0 {
 		opts.MinConfidence = -1 // asked for 0: keep everything
@@ -125,7 +131,7 @@ func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 		return boot.Context{}, err
 	}
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-		return boot.Context{Budget: opts.budget(), Items: []boot.Picked{}}, nil // nothing learned yet
+		return boot.Empty(opts.Options) // nothing learned yet
 	}
 	st, err := opts.open(ctx, opts.Env, true)
 	if err != nil {
@@ -145,13 +151,6 @@ func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 	return c, err
 }
 
-func (opts *bootOptions) budget() int {
-	if opts.Budget > 0 {
-		return opts.Budget
-	}
-	return boot.DefaultBudget
-}
-
 func bootRun(ctx context.Context, opts *bootOptions) error {
 	if opts.Session != "" && !strings.Contains(opts.Session, ":") && opts.Agent != "" {
 		opts.Session = opts.Agent + ":" + opts.Session
@@ -164,10 +163,6 @@ func bootRun(ctx context.Context, opts *bootOptions) error {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(c)
-	}
-	if c.Text == "" {
-		fmt.Fprintln(opts.IO.ErrOut, "lore has no notes for this session yet (lore harvest learns them from finished sessions)")
-		return nil
 	}
 	_, err = io.WriteString(opts.IO.Out, c.Text)
 	return err
@@ -183,30 +178,30 @@ type hookInput struct {
 }
 
 // readHookInput reads the hook's JSON from standard input, when input is
-// not a terminal, within the time left.
+// not a terminal, within the time left. It reads one JSON value, not to
+// the end of input: a caller that keeps standard input open after writing
+// it must not make the hook wait out its deadline.
 func readHookInput(ctx context.Context, ios *iostreams.IOStreams) (hookInput, error) {
 	var in hookInput
 	if ios.In == nil || ios.IsStdinTTY() {
 		return in, nil
 	}
 	type read struct {
-		b   []byte
+		in  hookInput
 		err error
 	}
 	done := make(chan read, 1)
 	go func() {
-		b, err := io.ReadAll(io.LimitReader(ios.In, 1<<20))
-		done <- read{b, err}
+		var r read
+		r.err = json.NewDecoder(io.LimitReader(ios.In, 1<<20)).Decode(&r.in)
+		if errors.Is(r.err, io.EOF) {
+			r.err = nil // no input at all
+		}
+		done <- r
 	}()
 	select {
 	case r := <-done:
-		if r.err != nil {
-			return in, r.err
-		}
-		if len(strings.TrimSpace(string(r.b))) == 0 {
-			return in, nil
-		}
-		return in, json.Unmarshal(r.b, &in)
+		return r.in, r.err
 	case <-ctx.Done():
 		return in, ctx.Err()
 	}
@@ -223,11 +218,8 @@ type hookOutput struct {
 // bootHook answers Claude Code's SessionStart hook. It fails open: an
 // error, or running out of time, gives an empty context and exit 0.
 func bootHook(ctx context.Context, opts *bootOptions) error {
-	var out hookOutput
-	out.HookSpecificOutput.HookEventName = "SessionStart"
-	defer func() {
-		json.NewEncoder(opts.IO.Out).Encode(out)
-	}()
+	var text string
+	defer func() { writeHookOutput(opts.IO.Out, text) }()
 	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
 		return nil // a session lore started itself
 	}
@@ -267,9 +259,45 @@ func bootHook(ctx context.Context, opts *bootOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "lore boot: %v (the session starts without notes)\n", b.err)
 			return nil
 		}
-		out.HookSpecificOutput.AdditionalContext = b.c.Text
+		text = b.c.Text
 	case <-ctx.Done():
 		fmt.Fprintf(opts.IO.ErrOut, "lore boot: no context within %s (the session starts without notes)\n", hookDeadline)
 	}
 	return nil
+}
+
+// writeHookOutput prints the SessionStart hook's answer with this context.
+func writeHookOutput(w io.Writer, text string) {
+	var out hookOutput
+	out.HookSpecificOutput.HookEventName = "SessionStart"
+	out.HookSpecificOutput.AdditionalContext = text
+	json.NewEncoder(w).Encode(out)
+}
+
+// isBootHook reports whether args run lore boot as a Claude Code hook
+// (--format claude-hook), whatever else they hold.
+func isBootHook(args []string) bool {
+	if len(args) == 0 || args[0] != "boot" {
+		return false
+	}
+	for i, a := range args[1:] {
+		switch {
+		case a == "--":
+			return false
+		case a == "--format=claude-hook":
+			return true
+		case a == "--format" && i+2 < len(args) && args[i+2] == "claude-hook":
+			return true
+		}
+	}
+	return false
+}
+
+// failOpenHook ends a hook run whose flags or arguments are wrong as a hook
+// must end: with an empty context and exit 0, since a hook must never break
+// the session it starts, and the error on standard error.
+func failOpenHook(ios *iostreams.IOStreams, err error) int {
+	fmt.Fprintf(ios.ErrOut, "lore boot: %v (the session starts without notes)\n", err)
+	writeHookOutput(ios.Out, "")
+	return exitOK
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/boot"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
@@ -141,14 +143,104 @@ func TestBootUsageErrors(t *testing.T) {
 	}
 }
 
+// With no store yet, boot says lore has no notes, in every format, and
+// creates nothing.
 func TestBootNoStoreYet(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "none", "lore.db")
 	r := runLore(t, "", "boot", "--store", store)
-	if r.code != 0 || r.stdout != "" || !strings.Contains(r.err, "no notes") {
+	if r.code != 0 || r.stdout != boot.EmptyText || r.err != "" {
 		t.Errorf("boot with no store: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+	r = runLore(t, "", "boot", "--json", "--budget", "700", "--store", store)
+	var c boot.Context
+	if err := json.Unmarshal([]byte(r.stdout), &c); r.code != 0 || err != nil || c.Text != boot.EmptyText || c.Tokens == 0 ||
+		c.Budget != 700 || c.Items == nil || !strings.Contains(r.stdout, `"items":[]`) {
+		t.Errorf("boot --json with no store: exit %d, %v, %s", r.code, err, r.stdout)
+	}
+	r = runLoreStdin(t, nil, `{"session_id":"x","cwd":"/tmp"}`, "boot", "--format", "claude-hook", "--store", store)
+	var out hookOutput
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.HookSpecificOutput.AdditionalContext != boot.EmptyText {
+		t.Errorf("hook with no store: exit %d, %q, %q", r.code, r.stdout, r.err)
 	}
 	if _, err := os.Stat(store); err == nil {
 		t.Error("boot created a store")
+	}
+	// An empty store says the same.
+	empty := filepath.Join(t.TempDir(), "lore.db")
+	st, err := sqlite.Open(context.Background(), empty, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if r := runLore(t, "", "boot", "--store", empty); r.code != 0 || r.stdout != boot.EmptyText {
+		t.Errorf("boot with an empty store: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+}
+
+// The hook reads one JSON value: Claude Code, or anything else, may keep
+// standard input open after writing it, and the context must not wait for
+// the end of input (until the deadline empties it).
+func TestBootHookInputKeptOpen(t *testing.T) {
+	store := bootStore(t)
+	dir := filepath.Join(t.TempDir(), "api")
+	os.MkdirAll(dir, 0o755)
+	home := t.TempDir()
+	old := hostEnv
+	hostEnv = func() transcript.Env {
+		return transcript.Env{Home: home, GOOS: "linux", Cwd: home, Getenv: func(string) string { return "" }}
+	}
+	defer func() { hostEnv = old }()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go pw.Write([]byte(`{"session_id":"5c0375b4","cwd":"` + dir + `","hook_event_name":"SessionStart","source":"startup"}` + "\n"))
+	ios, _, out, errOut := iostreams.Test()
+	ios.In = pr
+	begin := time.Now()
+	code := run(context.Background(), ios, []string{"boot", "--format", "claude-hook", "--store", store})
+	var got hookOutput
+	if code != 0 || json.Unmarshal(out.Bytes(), &got) != nil || !strings.Contains(got.HookSpecificOutput.AdditionalContext, "Edit tool") {
+		t.Errorf("exit %d, %q, %q", code, out, errOut)
+	}
+	if d := time.Since(begin); d > hookDeadline/2 {
+		t.Errorf("the hook took %s with its input left open", d)
+	}
+	if bs := boots(t, store); len(bs) != 1 || bs[0].Session != "claude-code:5c0375b4" {
+		t.Errorf("boot records: %+v", bs)
+	}
+}
+
+// As a hook, boot fails open on wrong flags and arguments too: an empty
+// context in valid hook JSON, the error on standard error, exit 0.
+func TestBootHookBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--budget", "-3"},
+		{"--budget", "lots"},
+		{"--min-confidence", "2"},
+		{"--tokenizer", "p50k"},
+		{"--agent", "cursor"},
+		{"--repo", "a/b", "--cwd", "."},
+		{"--json"},
+		{"--no-such-flag"},
+		{"extra"},
+	} {
+		for _, hookFirst := range []bool{true, false} {
+			full := append([]string{"boot"}, args...)
+			if hookFirst {
+				full = append([]string{"boot", "--format", "claude-hook"}, args...)
+			} else {
+				full = append(full, "--format=claude-hook")
+			}
+			r := runLoreStdin(t, nil, `{"session_id":"x"}`, full...)
+			var out hookOutput
+			if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.HookSpecificOutput.HookEventName != "SessionStart" ||
+				out.HookSpecificOutput.AdditionalContext != "" || !strings.HasPrefix(r.err, "lore boot: ") || strings.Count(r.err, "\n") != 1 {
+				t.Errorf("lore %s: exit %d, %q, %q", strings.Join(full, " "), r.code, r.stdout, r.err)
+			}
+		}
+	}
+	// The same flags without the hook format are usage errors.
+	if r := runLore(t, "", "boot", "--budget", "-3"); r.code != 2 || r.stdout != "" {
+		t.Errorf("boot --budget -3: exit %d, %q", r.code, r.stdout)
 	}
 }
 
@@ -205,5 +297,30 @@ func TestHarvestFromHook(t *testing.T) {
 	r = runLoreStdin(t, map[string]string{"LORE_HARVEST": "1"}, in, "harvest", "--from-hook", "--store", store)
 	if r.code != 0 || started != nil {
 		t.Errorf("inside lore's own harvest: exit %d, started %v", r.code, started)
+	}
+}
+
+// --cwd . names the repository lore runs in (README: lore boot --cwd .),
+// found from its git remote, not a repository called ".".
+func TestBootCwdRelative(t *testing.T) {
+	store := bootStore(t)
+	home := t.TempDir()
+	repo := filepath.Join(home, "src", "api")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "internal"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"), 0o644)
+	old := hostEnv
+	hostEnv = func() transcript.Env {
+		return transcript.Env{Home: home, GOOS: "linux", Cwd: filepath.Join(repo, "internal"), Getenv: func(string) string { return "" }}
+	}
+	defer func() { hostEnv = old }()
+	for _, dir := range []string{".", ".."} {
+		ios, _, out, errOut := iostreams.Test()
+		if code := run(context.Background(), ios, []string{"boot", "--cwd", dir, "--store", store}); code != 0 || !strings.Contains(out.String(), "HTTP 405") {
+			t.Errorf("boot --cwd %s: exit %d, %q, %q", dir, code, out, errOut)
+		}
+	}
+	if bs := boots(t, store); len(bs) != 2 || bs[0].Repo != "acme/api" || bs[1].Repo != "acme/api" {
+		t.Errorf("boot records: %+v", bs)
 	}
 }

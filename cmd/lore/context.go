@@ -39,9 +39,6 @@ const (
 	contextEnd   = "<!-- lore:end -->"
 )
 
-// contextEmpty is the block's text when lore has nothing to hand out.
-const contextEmpty = "_lore has no notes for this repository yet; `lore harvest` learns them from finished agent sessions._"
-
 func newContextCmd(ios *iostreams.IOStreams, runF func(context.Context, *contextOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "context",
@@ -223,21 +220,23 @@ func contextWriteRun(ctx context.Context, opts *contextOptions) error {
 
 // build makes the context as lore boot does, without recording a boot: a
 // file is read by many sessions, none of which is known here. With no
-// store yet the context is empty.
+// store yet the context says lore has no notes.
 func (opts *contextOptions) build(ctx context.Context) (c boot.Context, noStore bool, err error) {
 	p, err := opts.storePath(opts.Env)
 	if err != nil {
 		return c, false, err
 	}
+	bo := boot.Options{Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task, Budget: opts.Budget}
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-		return boot.Context{Budget: opts.Budget}, true, nil
+		c, err = boot.Empty(bo)
+		return c, true, err
 	}
 	st, err := opts.open(ctx, opts.Env, true)
 	if err != nil {
 		return c, false, err
 	}
 	defer st.Close()
-	c, err = boot.Build(ctx, st, boot.Options{Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task, Budget: opts.Budget})
+	c, err = boot.Build(ctx, st, bo)
 	return c, false, err
 }
 
@@ -365,12 +364,13 @@ func findContextBlock(data []byte) (contextBlock, error) {
 // renderContextBlock is the block for text, with the file's line endings.
 func renderContextBlock(text, eol string) []byte {
 	body := strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), " \t\n")
-	if strings.TrimSpace(body) == "" {
-		body = contextEmpty
-	}
 	// A note quoting lore's markers must not end the block early.
 	body = strings.NewReplacer("<!-- lore:begin", "<!-- lore begin", "<!-- lore:end", "<!-- lore end").Replace(body)
-	lines := append(append([]string{contextBegin}, strings.Split(body, "\n")...), contextEnd)
+	lines := []string{contextBegin}
+	if body != "" { // empty only when the budget holds not even the header
+		lines = append(lines, strings.Split(body, "\n")...)
+	}
+	lines = append(lines, contextEnd)
 	return []byte(strings.Join(lines, eol))
 }
 

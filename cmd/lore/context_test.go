@@ -223,7 +223,7 @@ func TestContextWriteOutsideRepoAndWithoutStore(t *testing.T) {
 	if res.Repo != "notes" || res.Agent != "gemini-cli" || len(res.Items) != 0 {
 		t.Errorf("outside a repository: %+v", res)
 	}
-	if got := readFile(t, file); !strings.Contains(got, contextEmpty) {
+	if got := readFile(t, file); !strings.Contains(got, "lore has no notes") {
 		t.Errorf("no empty note:\n%s", got)
 	}
 	// --repo and a relative FILE (from the current folder, the home here).
@@ -235,7 +235,7 @@ func TestContextWriteOutsideRepoAndWithoutStore(t *testing.T) {
 	// No store: an empty block, exit 0, and no store created.
 	empty := t.TempDir()
 	res = contextWrite(t, empty, filepath.Join(empty, "AGENTS.md"))
-	if !res.NoStore || res.Action != "created" || !strings.Contains(readFile(t, filepath.Join(empty, "AGENTS.md")), contextEmpty) {
+	if !res.NoStore || res.Action != "created" || !strings.Contains(readFile(t, filepath.Join(empty, "AGENTS.md")), "lore has no notes") {
 		t.Errorf("no store: %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(empty, ".lore")); err == nil {

@@ -44,6 +44,10 @@ func run(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 	if err == nil {
 		return exitOK
 	}
+	if isBootHook(args) {
+		// The hook's own errors fail open inside it; these are its flags'.
+		return failOpenHook(io, err)
+	}
 	if !errors.Is(err, errSilent) {
 		fmt.Fprintf(io.ErrOut, "lore: %v\n", err)
 	}

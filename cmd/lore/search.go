@@ -74,7 +74,7 @@ Active, unexpired items are searched unless --status says otherwise.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Query.Repo, "repo", "", "only items scoped to this repository (owner/name)")
+	f.StringVar(&opts.Query.Repo, "repo", "", "only items scoped to this repository (owner/name, whatever the case)")
 	f.StringVar(&opts.Query.Agent, "agent", "", "only items scoped to this agent")
 	f.StringVarP(&opts.Category, "category", "c", "", "only items of this category")
 	f.StringVar(&opts.Status, "status", "active", "only items with this status (active, candidate, superseded, retired; comma-separated), or any")

@@ -150,6 +150,8 @@ func Run(t *testing.T, open Opener) {
 		{"HarvestRecords", testHarvestRecords},
 		{"BootRecords", testBootRecords},
 		{"NoRepoFilter", testNoRepoFilter},
+		{"NoAgentFilter", testNoAgentFilter},
+		{"RepoCase", testRepoCase},
 		{"Best", testBest},
 	}
 	for _, tt := range tests {
@@ -668,7 +670,51 @@ func testSearchCommonWords(e *env) {
 	// Only common words, filtered to a repo whose one item is the oldest.
 	hits = e.search(lore.Query{Text: "deploy script starts", Filter: lore.Filter{Repo: "acme/old"}})
 	if len(hits) != 1 || hits[0].ID != old.ID {
-		e.t.Errorf("common words in a filtered search: %v, want [%s]", ids(hits), old.ID)
+		e.t.Fatalf("common words in a filtered search: %v, want [%s]", ids(hits), old.ID)
+	}
+	// A filter leaves an item's score as it is: scores of searches for
+	// the same text compare.
+	all := e.search(lore.Query{Text: "deploy script starts", Limit: 2000})
+	if i := slices.IndexFunc(all, func(h lore.Hit) bool { return h.ID == old.ID }); i < 0 || !near(all[i].Score, hits[0].Score) {
+		e.t.Errorf("the item scores %v filtered, and unfiltered: found at %d of %d", hits[0].Score, i, len(all))
+	}
+	// A bounded search may find fewer, never others, and scores alike.
+	bounded := e.search(lore.Query{Text: "deploy script starts", Filter: lore.Filter{Repo: "acme/old"}, Bounded: true})
+	if len(bounded) > 1 || len(bounded) == 1 && (bounded[0].ID != old.ID || !near(bounded[0].Score, hits[0].Score)) {
+		e.t.Errorf("bounded filtered search: %v, want at most [%s]", ids(bounded), old.ID)
+	}
+	// Searches gives each query what Search gives it.
+	var qs []lore.Query
+	for _, text := range []string{"deploy script starts", "does the deploy script need a vault token", "vault"} {
+		for _, f := range []lore.Filter{{}, {Repo: "acme/old"}, {NoRepo: true}, {Repo: "acme/none"}} {
+			for _, bounded := range []bool{false, true} {
+				qs = append(qs, lore.Query{Text: text, Filter: f, Bounded: bounded, Limit: 5})
+			}
+		}
+	}
+	for _, batch := range [][]lore.Query{qs[:8], qs[8:16], qs[16:], qs, nil} {
+		got, err := e.s.Searches(e.ctx, batch)
+		if err != nil || len(got) != len(batch) {
+			e.t.Fatalf("Searches: %d answers for %d queries, %v", len(got), len(batch), err)
+		}
+		for i, q := range batch {
+			want := e.search(q)
+			if !reflect.DeepEqual(ids(got[i]), ids(want)) {
+				e.t.Errorf("Searches, %+v: %v; Search gives %v", q, ids(got[i]), ids(want))
+				continue
+			}
+			for j := range want {
+				if !near(got[i][j].Score, want[j].Score) || !reflect.DeepEqual(got[i][j].Item, want[j].Item) {
+					e.t.Errorf("Searches, %+v: hit %d is %+v; Search gives %+v", q, j, got[i][j], want[j])
+				}
+			}
+		}
+	}
+	rare := lore.Query{Text: "vault token", Filter: lore.Filter{Repo: "acme/old"}}
+	want := e.search(rare)
+	rare.Bounded = true
+	if got := e.search(rare); len(want) != 1 || !reflect.DeepEqual(ids(got), ids(want)) {
+		e.t.Errorf("bounded search for rare words: %v, want %v", ids(got), ids(want))
 	}
 }
 
@@ -1080,6 +1126,56 @@ func testNoRepoFilter(e *env) {
 	}
 }
 
+func testNoAgentFilter(e *env) {
+	e.add(lore.Item{Text: "repo item", Category: lore.CategoryFact, Repo: "acme/api"},
+		lore.Item{Text: "repo item of an agent", Category: lore.CategoryFact, Repo: "acme/api", Agent: "codex", Confidence: 0.9},
+		lore.Item{Text: "agent item", Category: lore.CategoryFact, Agent: "codex", Confidence: 0.95},
+		lore.Item{Text: "global item", Category: lore.CategoryFact})
+	var texts []string
+	e.s.Items(e.ctx, lore.Filter{NoAgent: true}, func(it lore.Item) error {
+		texts = append(texts, it.Text)
+		return nil
+	})
+	slices.Sort(texts)
+	if !reflect.DeepEqual(texts, []string{"global item", "repo item"}) {
+		e.t.Errorf("NoAgent items: %v", texts)
+	}
+	global := lore.Filter{NoRepo: true, NoAgent: true}
+	if n, err := e.s.Count(e.ctx, global); err != nil || n != 1 {
+		e.t.Errorf("Count of global items = %d, %v; want 1", n, err)
+	}
+	if got, err := e.s.Best(e.ctx, global, 5); err != nil || len(got) != 1 || got[0].Text != "global item" {
+		e.t.Errorf("Best global items = %v, %v; want the global item alone", got, err)
+	}
+	if hits := e.search(lore.Query{Text: "item", Filter: global}); len(hits) != 1 || hits[0].Text != "global item" {
+		e.t.Errorf("search of global items: %v", ids(hits))
+	}
+	if hits := e.search(lore.Query{Text: "item", Filter: lore.Filter{Repo: "acme/api", NoAgent: true}}); len(hits) != 1 || hits[0].Text != "repo item" {
+		e.t.Errorf("search of acme/api without an agent: %v", ids(hits))
+	}
+}
+
+// A repository is named whatever the case of its letters.
+func testRepoCase(e *env) {
+	e.add(lore.Item{Text: "repo item", Category: lore.CategoryFact, Repo: "Acme/API"},
+		lore.Item{Text: "other repo item", Category: lore.CategoryFact, Repo: "acme/web"})
+	f := lore.Filter{Repo: "acme/api"}
+	if n, err := e.s.Count(e.ctx, f); err != nil || n != 1 {
+		e.t.Errorf("Count(acme/api) = %d, %v; want Acme/API's 1", n, err)
+	}
+	if got, err := e.s.Best(e.ctx, f, 5); err != nil || len(got) != 1 || got[0].Repo != "Acme/API" {
+		e.t.Errorf("Best(acme/api) = %v, %v", got, err)
+	}
+	var n int
+	e.s.Items(e.ctx, lore.Filter{Repo: "ACME/api"}, func(lore.Item) error { n++; return nil })
+	if n != 1 {
+		e.t.Errorf("Items(ACME/api): %d, want 1", n)
+	}
+	if hits := e.search(lore.Query{Text: "item", Filter: f}); len(hits) != 1 || hits[0].Repo != "Acme/API" {
+		e.t.Errorf("search in acme/api: %v", ids(hits))
+	}
+}
+
 func testBest(e *env) {
 	e.add(lore.Item{Text: "low", Category: lore.CategoryFact, Confidence: 0.3},
 		lore.Item{Text: "high", Category: lore.CategoryFact, Confidence: 0.9},
@@ -1096,6 +1192,11 @@ func testBest(e *env) {
 	}
 	if !reflect.DeepEqual(texts, []string{"high and newer", "high"}) {
 		e.t.Errorf("Best 2 without a repo: %v", texts)
+	}
+	e.add(lore.Item{Text: "taught twice", Category: lore.CategoryFact, Confidence: 0.99, Evidence: ev("s1", 1)},
+		lore.Item{Text: "taught twice", Category: lore.CategoryFact, Confidence: 0.99, Evidence: ev("s2", 1)})
+	if got, err := e.s.Best(e.ctx, lore.Filter{}, 1); err != nil || len(got) != 1 || got[0].Text != "taught twice" || got[0].SourceCount != 2 {
+		e.t.Errorf("Best 1: %+v, %v; want the item two sessions taught", got, err)
 	}
 	if got, _ := e.s.Best(e.ctx, lore.Filter{}, 0); len(got) != 0 {
 		e.t.Errorf("Best 0: %d items", len(got))
