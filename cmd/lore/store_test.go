@@ -164,7 +164,7 @@ func TestAddPrintsIDAndItem(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatalf("add --json: %v\n%s", err, out)
 	}
-	want := strings.Fields(`id text category repo agent confidence manual_confidence status source_count evidence
+	want := strings.Fields(`id text category repo agent confidence status source_count evidence
 		first_seen last_confirmed expires signature tags related`)
 	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 		t.Errorf("keys %v, want exactly %v", got, want)
