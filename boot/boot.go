@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tiktoken-go/tokenizer"
-
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/dedup"
 	"github.com/lorehq/lore/internal/tokens"
@@ -91,7 +89,7 @@ func Empty(opts Options) (Context, error) {
 	return empty(codec, opts), nil
 }
 
-func empty(codec tokenizer.Codec, opts Options) Context {
+func empty(codec *tokens.Encoding, opts Options) Context {
 	c := Context{Budget: budgetOf(opts), Items: []Picked{}}
 	if n := tokens.Count(codec, EmptyText); n <= c.Budget {
 		c.Text, c.Tokens = EmptyText, n
