@@ -140,6 +140,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchHostileText", testSearchHostile},
 		{"SearchFilters", testSearchFilters},
 		{"SearchCommonWords", testSearchCommonWords},
+		{"SearchOnlyCommonWords", testSearchOnlyCommonWords},
 		{"ForgetSession", testForgetSession},
 		{"Redaction", testRedaction},
 		{"ImportRoundTrip", testImportRoundTrip},
@@ -660,6 +661,43 @@ func testSearchCommonWords(e *env) {
 	hits = e.search(lore.Query{Text: "deploy script starts", Filter: lore.Filter{Repo: "acme/old"}})
 	if len(hits) != 1 || hits[0].ID != old.ID {
 		e.t.Errorf("common words in a filtered search: %v, want [%s]", ids(hits), old.ID)
+	}
+}
+
+// testSearchOnlyCommonWords checks a question whose every word is common:
+// the old item that holds them all must rank first, and when none does,
+// the old item that holds all but the commonest.
+func testSearchOnlyCommonWords(e *env) {
+	fact := func(format string, i int) lore.Item {
+		return lore.Item{Text: fmt.Sprintf(format, i), Category: lore.CategoryFact, Repo: "acme/api", Confidence: 0.7}
+	}
+	var filler []lore.Item
+	for i := range 1500 {
+		filler = append(filler, fact("Filler %d says something else entirely", i))
+	}
+	e.add(filler...)
+	answer := e.add(lore.Item{Text: "Run the tests with make check, never plain go test", Category: lore.CategoryPattern, Repo: "acme/api"})[0]
+	var many []lore.Item
+	for i := range 1200 {
+		many = append(many, fact("Item %d mentions "+[]string{"run", "tests"}[i%2]+" once among unrelated words", i))
+	}
+	e.add(many...)
+	hits := e.search(lore.Query{Text: "how do I run the tests", Limit: 3})
+	if len(hits) != 3 || hits[0].ID != answer.ID {
+		e.t.Errorf("every word common: %v, want 3 hits, %s first", ids(hits), answer.ID)
+	}
+
+	// No item holds all of flaky, nightly and build; build is the
+	// commonest.
+	answer = e.add(lore.Item{Text: "Nightly jobs are flaky on Mondays", Category: lore.CategoryPitfall, Repo: "acme/api"})[0]
+	many = many[:0]
+	for i := range 1200 {
+		many = append(many, fact([]string{"Flaky", "Nightly"}[i%2]+" build %d of the docs site", i))
+	}
+	e.add(many...)
+	hits = e.search(lore.Query{Text: "flaky nightly build"})
+	if len(hits) != 10 || hits[0].ID != answer.ID {
+		e.t.Errorf("all but the commonest word: %v, want 10 hits, %s first", ids(hits), answer.ID)
 	}
 }
 
