@@ -500,6 +500,13 @@ func (b *batch) loadByID(ctx context.Context, items []lore.Item) error {
 	return nil
 }
 
+// bucketCap is how many items of one band key, the newest, are read as
+// candidates. In a scope of many items with overlapping words, a band key
+// whose minimum hash is a common word is shared by hundreds of unrelated
+// items; reading them all would cost every item added, and a
+// near-duplicate shares a key with a recent item in its other bands.
+const bucketCap = 32
+
 // loadCandidates reads the stored items that share a band key with any of
 // the batch's items and are not theirs by id: the near-duplicate
 // candidates.
@@ -516,26 +523,39 @@ func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fi
 	// Sorted keys are looked up in the order of the table, one seek each
 	// (an IN list would first be copied into a temporary index).
 	slices.Sort(keys)
-	q, err := b.tx.QueryContext(ctx, `SELECT b.item FROM json_each(?) AS k CROSS JOIN bands AS b ON b.key = k.value`,
+	q, err := b.tx.QueryContext(ctx, `SELECT b.key, b.item FROM json_each(?) AS k CROSS JOIN bands AS b ON b.key = k.value`,
 		jsonArray(slices.Compact(keys)))
 	if err != nil {
 		return err
 	}
-	var rowids []int64
+	var rowids, bucket []int64
+	key := int64(-1)
+	take := func() {
+		// A key's items come oldest first: the newest are taken.
+		for _, r := range bucket[max(0, len(bucket)-bucketCap):] {
+			// A row read already (by id, or by signature) may not
+			// be among the candidates yet.
+			if known := b.byRowid[r]; known != nil {
+				b.candidate(known)
+			} else {
+				rowids = append(rowids, r)
+			}
+		}
+		bucket = bucket[:0]
+	}
 	for q.Next() {
-		var r int64
-		if err := q.Scan(&r); err != nil {
+		var k, r int64
+		if err := q.Scan(&k, &r); err != nil {
 			q.Close()
 			return err
 		}
-		// A row read already (by id, or by signature) may not be
-		// among the candidates yet.
-		if known := b.byRowid[r]; known != nil {
-			b.candidate(known)
-		} else {
-			rowids = append(rowids, r)
+		if k != key {
+			take()
+			key = k
 		}
+		bucket = append(bucket, r)
 	}
+	take()
 	q.Close()
 	if err := q.Err(); err != nil {
 		return err
@@ -553,6 +573,55 @@ func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fi
 		b.candidate(r)
 	}
 	return nil
+}
+
+// rebuildBands computes every item's band keys again, in pages of rowids
+// (migration 0004: an item gets back the keys it lost when each key named
+// one item).
+func rebuildBands(ctx context.Context, tx *sql.Tx) error {
+	const page = 4096
+	for after := int64(0); ; {
+		rows, err := tx.QueryContext(ctx, `SELECT rowid, text, category, repo, agent FROM items
+			WHERE rowid > ? ORDER BY rowid LIMIT ?`, after, page)
+		if err != nil {
+			return err
+		}
+		var bands [][]any
+		n := 0
+		for rows.Next() {
+			var it lore.Item
+			var category string
+			if err := rows.Scan(&after, &it.Text, &category, &it.Repo, &it.Agent); err != nil {
+				rows.Close()
+				return err
+			}
+			it.Category = lore.Category(category)
+			for _, k := range newFingerprint(it).keys {
+				bands = append(bands, []any{k, after})
+			}
+			n++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		slices.SortFunc(bands, func(x, y []any) int { return cmp.Compare(x[0].(int64), y[0].(int64)) })
+		for len(bands) > 0 {
+			chunk := bands[:min(len(bands), chunkRows)]
+			args := make([]any, 0, 2*len(chunk))
+			for _, b := range chunk {
+				args = append(args, b...)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO bands (key, item) VALUES `+
+				strings.TrimSuffix(strings.Repeat("(?, ?), ", len(chunk)), ", "), args...); err != nil {
+				return err
+			}
+			bands = bands[len(chunk):]
+		}
+		if n < page {
+			return nil
+		}
+	}
 }
 
 // candidate makes r a near-duplicate candidate of the items that share a

@@ -70,7 +70,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
 	s := &Store{db: db, path: path, now: opts.Now,
-		w: &sqlitex.Writer{DB: db, Path: path, What: "store", Stuck: "a lore or sqlite3 process"}}
+		w: &sqlitex.Writer{DB: db, Path: path, What: "store", Stuck: "a lore or sqlite3 process",
+			After: map[string]func(context.Context, *sql.Tx) error{"0004_bands.sql": rebuildBands}}}
 	if s.now == nil {
 		s.now = time.Now
 	}
