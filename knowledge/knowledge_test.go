@@ -277,8 +277,12 @@ func TestExportAgain(t *testing.T) {
 	dir := t.TempDir()
 	export(t, s, dir, exportAt)
 	first := files(t, dir)
-	// Files that are not the export's own stay as they are.
-	mine := map[string]string{"notes.md": "mine", "repos/README.txt": "mine", "repos/old/x.md": "mine"}
+	// Files that are not the export's own stay as they are, markdown in
+	// its folders too, even one that quotes its note further down.
+	mine := map[string]string{"notes.md": "mine", "repos/README.txt": "mine", "repos/old/x.md": "mine",
+		"repos/handwritten.md":    "# Our conventions\n\nSquash merges only.\n",
+		"global/pitfall-notes.md": "# Notes\n\nExports say:\n" + generated + "\n",
+		"agents/empty.md":         ""}
 	for name, text := range mine {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		os.MkdirAll(filepath.Dir(path), 0o755)
