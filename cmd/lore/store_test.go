@@ -164,8 +164,9 @@ func TestAddPrintsIDAndItem(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatalf("add --json: %v\n%s", err, out)
 	}
+	// manual_confidence too: the confidence of lore add is given by hand.
 	want := strings.Fields(`id text category repo agent confidence status source_count evidence
-		first_seen last_confirmed expires signature tags related`)
+		first_seen last_confirmed expires signature tags related manual_confidence`)
 	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 		t.Errorf("keys %v, want exactly %v", got, want)
 	}
