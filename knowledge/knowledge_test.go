@@ -189,8 +189,8 @@ func TestReadFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) || len(got) != len(all(t, s)) {
-		t.Errorf("ReadFrom gave %d items, Read %d", len(got), len(want))
+	if !reflect.DeepEqual(got.Items, want.Items) || len(got.Items) != len(all(t, s)) {
+		t.Errorf("ReadFrom gave %d items, Read %d", len(got.Items), len(want.Items))
 	}
 }
 
@@ -393,8 +393,8 @@ func TestReadGood(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := strings.Count(tt.content, `"text"`)
-			if items, err := Read(path); err != nil || len(items) != want {
-				t.Errorf("Read = %d items, %v; want %d", len(items), err, want)
+			if f, err := Read(path); err != nil || len(f.Items) != want {
+				t.Errorf("Read = %+v, %v; want %d items", f, err, want)
 			}
 		})
 	}
@@ -441,6 +441,13 @@ func TestReadErrors(t *testing.T) {
 		{name: "null line", file: "items.jsonl", content: "null\n", want: "items.jsonl:1: not a JSON object"},
 		{name: "bad id", file: "items.jsonl", content: `{"id": "XYZ", "text": "t", "category": "fact"}`,
 			want: `items.jsonl:1: id "XYZ" is not 4 to 24 lower-case hex digits`, invalid: true},
+		// Mistakes the store finds are placed in the file as well.
+		{name: "an id taken, in lines", file: "items.jsonl",
+			content: `{"id": "abcd1234abcd", "text": "one", "category": "fact"}` + "\n\n" + `{"id": "abcd1234abcd", "text": "two", "category": "fact"}`,
+			want:    "items.jsonl:3: id abcd1234abcd is taken by a different item"},
+		{name: "an id taken, in an index", file: "index.json",
+			content: strings.ReplaceAll(goodIndex, `{"text"`, `{"id": "abcd1234abcd", "text"`),
+			want:    "index.json: facts[1] (line 7): id abcd1234abcd is taken by a different item"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -484,14 +491,14 @@ func FuzzRead(f *testing.F) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		items, err := Read(path)
+		f, err := Read(path)
 		if err != nil {
 			if msg := err.Error(); !strings.HasPrefix(msg, path+":") || strings.Contains(msg, "\n") {
 				t.Fatalf("error %q does not name the file on one line", msg)
 			}
 			return
 		}
-		for i, it := range items {
+		for i, it := range f.Items {
 			if _, err := lore.Prepare(it, time.Now()); err != nil {
 				t.Fatalf("item %d read without error fails Prepare: %v", i, err)
 			}

@@ -136,7 +136,7 @@ func (p *preparation) wait(ctx context.Context, c int) error {
 	for i := lo; i < hi; i++ {
 		if err := p.errs[i]; err != nil {
 			if len(p.items) > 1 {
-				return fmt.Errorf("item %d: %w", i+1, err)
+				return &lore.ItemError{Index: i, Err: err}
 			}
 			return err
 		}
@@ -303,7 +303,7 @@ func (b *batch) run(ctx context.Context, p *preparation) ([]lore.AddResult, erro
 		for i, it := range items {
 			r, err := b.one(ctx, it, fps[i])
 			if err != nil {
-				return nil, fmt.Errorf("item %d: %w", lo+i+1, err)
+				return nil, &lore.ItemError{Index: lo + i, Err: err}
 			}
 			results[lo+i] = r
 		}

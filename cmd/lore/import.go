@@ -54,12 +54,12 @@ is stored.
 }
 
 func importRun(ctx context.Context, opts *importOptions) error {
-	var items []lore.Item
+	var f *knowledge.File
 	var err error
 	if opts.Path == "-" {
-		items, err = knowledge.ReadFrom(opts.IO.In, "standard input")
+		f, err = knowledge.ReadFrom(opts.IO.In, "standard input")
 	} else {
-		items, err = knowledge.Read(opts.Path)
+		f, err = knowledge.Read(opts.Path)
 	}
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -69,9 +69,9 @@ func importRun(ctx context.Context, opts *importOptions) error {
 		return err
 	}
 	defer s.Close()
-	res, err := s.Import(ctx, items)
+	res, err := f.Import(ctx, s)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", opts.Path, err)
+		return fmt.Errorf("import: %w", err)
 	}
 	counts := map[lore.AddAction]int{}
 	for _, r := range res {
