@@ -199,6 +199,12 @@ func readLines(b []byte, name string) (*File, error) {
 		}
 		where := fmt.Sprintf("%s:%d", name, n)
 		it, _, err := readItem(line, now)
+		var se *json.SyntaxError
+		if err != nil && len(f.Items) == 0 && line[0] != '{' && line[0] != '[' && errors.As(err, &se) {
+			// Not JSON from the start: not a file lore reads at all.
+			return nil, fmt.Errorf("%s: not JSON; lore import reads a folder written by lore export, "+
+				"its index.json, or a file of items as JSON lines", where)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -208,7 +214,8 @@ func readLines(b []byte, name string) (*File, error) {
 }
 
 // readItem decodes one item and checks that a store would take it. When
-// a field has the wrong type, off is where in raw.
+// a field has the wrong type, off is where in raw. An item without a
+// confidence (written by hand) has the one lore add gives.
 func readItem(raw []byte, now time.Time) (it lore.Item, off int64, err error) {
 	if len(raw) == 0 || raw[0] != '{' && json.Valid(raw) {
 		return it, 0, errors.New("not a JSON object")
@@ -219,6 +226,12 @@ func readItem(raw []byte, now time.Time) (it lore.Item, off int64, err error) {
 			return it, te.Offset, fmt.Errorf("%s: got %s, want %s", cmp.Or(te.Field, "item"), te.Value, jsonKind(te.Type))
 		}
 		return it, 0, err
+	}
+	var given struct {
+		Confidence *float64 `json:"confidence"`
+	}
+	if err := json.Unmarshal(raw, &given); err == nil && given.Confidence == nil {
+		it.Confidence = lore.DefaultConfidence
 	}
 	if _, err := lore.Prepare(it, now); err != nil {
 		return it, 0, err

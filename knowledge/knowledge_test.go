@@ -400,6 +400,29 @@ func TestReadGood(t *testing.T) {
 	}
 }
 
+// TestReadConfidence checks that an item written by hand without a
+// confidence has the one lore add gives, and one of 0 keeps it.
+func TestReadConfidence(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "items.jsonl")
+	content := `{"text": "no confidence", "category": "fact"}` + "\n" +
+		`{"text": "confidence 0", "category": "fact", "confidence": 0}` + "\n" +
+		`{"text": "confidence null", "category": "fact", "confidence": null}` + "\n"
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, it := range f.Items {
+		got = append(got, it.Confidence)
+	}
+	if want := []float64{lore.DefaultConfidence, 0, lore.DefaultConfidence}; !slices.Equal(got, want) {
+		t.Errorf("confidences %v, want %v", got, want)
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	lines := strings.Split(goodLines, "\n")
 	tests := []struct {
@@ -441,6 +464,9 @@ func TestReadErrors(t *testing.T) {
 		{name: "null line", file: "items.jsonl", content: "null\n", want: "items.jsonl:1: not a JSON object"},
 		{name: "bad id", file: "items.jsonl", content: `{"id": "XYZ", "text": "t", "category": "fact"}`,
 			want: `items.jsonl:1: id "XYZ" is not 4 to 24 lower-case hex digits`, invalid: true},
+		{name: "markdown", file: "notes.md", content: "# Notes\n\n- 1 thing to remember\n",
+			want: "notes.md:1: not JSON; lore import reads a folder written by lore export, its index.json, or a file of items as JSON lines"},
+		{name: "a list in markdown", file: "list.md", content: "\n- 1 thing to remember\n", want: "list.md:2: not JSON; lore import reads"},
 		// Mistakes the store finds are placed in the file as well.
 		{name: "an id taken, in lines", file: "items.jsonl",
 			content: `{"id": "abcd1234abcd", "text": "one", "category": "fact"}` + "\n\n" + `{"id": "abcd1234abcd", "text": "two", "category": "fact"}`,

@@ -30,7 +30,8 @@ func newImportCmd(ios *iostreams.IOStreams, runF func(context.Context, *importOp
 (its index.json is read), an index.json, or a file of items as JSON, one per line
 (what lore search --json prints); - reads standard input.
 
-Items keep their ids, confidence, times and status; an item whose id is already
+Items keep their ids, confidence, times and status (an item written by hand
+without a confidence has lore add's, 0.7); an item whose id is already
 stored is merged into it. The whole file is checked first and written in one
 transaction: a file with a mistake is rejected with its line, and nothing of it
 is stored.
