@@ -53,6 +53,11 @@ func TestIndexStaysConsistent(t *testing.T) {
 	if _, err := s.db.Exec(`INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
 		t.Fatalf("full-text index inconsistent: %v", err)
 	}
+	var bands, orphans int
+	if err := s.db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE band & ? NOT IN (SELECT rowid FROM items)) FROM bands`,
+		bandItem).Scan(&bands, &orphans); err != nil || bands != 4 || orphans != 0 {
+		t.Errorf("%d band keys, %d of deleted items (%v); want the 4 of the item left", bands, orphans, err)
+	}
 	for q, want := range map[string]int{"kangaroo": 1, "ops": 1, "zebra": 1, "yak": 0, "walrus": 0} {
 		hits, err := s.Search(ctx, lore.Query{Text: q, Filter: lore.Filter{AnyStatus: true}})
 		if err != nil || len(hits) != want {

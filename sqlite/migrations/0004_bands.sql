@@ -3,11 +3,9 @@
 -- shares it. Until now each key named one item, the first to have it;
 -- in a scope of thousands of items whose words overlap, unrelated items
 -- share keys often enough that later items lost all theirs and could no
--- longer be found. Every item's keys are computed again after this
--- migration (Store.rebuildBands).
+-- longer be found. A row is the key with its low 28 bits replaced by the
+-- item's rowid (see bandItem in add.go), so that a key's items are one
+-- range of the table. Every item's keys are computed again after this
+-- migration (rebuildBands).
 DROP TABLE bands;
-CREATE TABLE bands (
-	key  INTEGER NOT NULL,
-	item INTEGER NOT NULL,
-	PRIMARY KEY (key, item)
-) WITHOUT ROWID;
+CREATE TABLE bands (band INTEGER PRIMARY KEY);
