@@ -27,12 +27,14 @@ import (
 //     Retired and superseded items stay so when confirmed again.
 type Store interface {
 	// Add merges items into the store in one transaction and reports what
-	// became of each, in order.
+	// became of each, in order. An error about one of several items is an
+	// *ItemError.
 	Add(ctx context.Context, items []Item) ([]AddResult, error)
 	// Import writes items as they are (ids, confidences, times, statuses),
 	// in one transaction. An item whose id is already stored is merged
 	// into it as Add would; near-duplicates are not looked for, so that an
-	// export imported into an empty store gives back the same items.
+	// export imported into an empty store gives back the same items. An
+	// error about one of several items is an *ItemError.
 	Import(ctx context.Context, items []Item) ([]AddResult, error)
 
 	// Item returns the item with this id or unique id prefix.
@@ -207,6 +209,17 @@ func (e *Error) Error() string { return e.Message }
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// ItemError is an error about one item of those given to Store.Add or
+// Store.Import, so that a caller can say where that item came from.
+type ItemError struct {
+	Index int // the item's position in the slice, from 0
+	Err   error
+}
+
+func (e *ItemError) Error() string { return fmt.Sprintf("item %d: %v", e.Index+1, e.Err) }
+
+func (e *ItemError) Unwrap() error { return e.Err }
 
 // ErrorCode returns the code of the first *Error in err's chain, or "".
 func ErrorCode(err error) string {

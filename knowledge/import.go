@@ -20,15 +20,36 @@ import (
 // Import reads path as Read does and writes its items with s.Import in
 // one call, so that a file with a bad item writes nothing.
 func Import(ctx context.Context, s lore.Store, path string) ([]lore.AddResult, error) {
-	items, err := Read(path)
+	f, err := Read(path)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.Import(ctx, items)
-	if err != nil {
-		return nil, fmt.Errorf("import %s: %w", path, err)
+	return f.Import(ctx, s)
+}
+
+// File is what Read parses: the items, and where each is in the file.
+type File struct {
+	Name  string
+	Items []lore.Item
+	// at[i] says where Items[i] is, as errors of Read do: "items.jsonl:3"
+	// or "index.json: facts[2] (line 14)".
+	at []string
+}
+
+// Import writes the file's items with s.Import in one call. An error the
+// store gives about one item says where that item is in the file.
+func (f *File) Import(ctx context.Context, s lore.Store) ([]lore.AddResult, error) {
+	res, err := s.Import(ctx, f.Items)
+	var ie *lore.ItemError
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &ie) && ie.Index < len(f.at):
+		return nil, fmt.Errorf("%s: %w", f.at[ie.Index], ie.Err)
+	case len(f.at) == 1 && lore.ErrorCode(err) != "":
+		return nil, fmt.Errorf("%s: %w", f.at[0], err)
 	}
-	return res, nil
+	return nil, fmt.Errorf("import %s: %w", f.Name, err)
 }
 
 // Read parses path: a folder holding index.json, an index.json file, or a
@@ -37,7 +58,7 @@ func Import(ctx context.Context, s lore.Store, path string) ([]lore.AddResult, e
 // an index opens with an object that has a "facts" key. Every item it
 // returns is one a store takes; the first that is not is an error giving
 // the file and line.
-func Read(path string) ([]lore.Item, error) {
+func Read(path string) (*File, error) {
 	if path == "-" {
 		return ReadFrom(os.Stdin, "stdin")
 	}
@@ -52,7 +73,7 @@ func Read(path string) ([]lore.Item, error) {
 }
 
 // ReadFrom parses what r holds as Read parses a file; errors name it name.
-func ReadFrom(r io.Reader, name string) ([]lore.Item, error) {
+func ReadFrom(r io.Reader, name string) (*File, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
@@ -60,7 +81,7 @@ func ReadFrom(r io.Reader, name string) ([]lore.Item, error) {
 	return parse(b, name)
 }
 
-func parse(b []byte, name string) ([]lore.Item, error) {
+func parse(b []byte, name string) (*File, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, fmt.Errorf("%s: the file is empty", name)
 	}
@@ -96,7 +117,7 @@ func isIndex(b []byte) bool {
 // readIndex reads index.json. It checks the whole file's syntax first, so
 // that syntax errors carry the file's own offsets, then walks the top
 // object keeping track of where each fact starts.
-func readIndex(b []byte, name string) ([]lore.Item, error) {
+func readIndex(b []byte, name string) (*File, error) {
 	if err := json.Unmarshal(b, new(json.RawMessage)); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -106,7 +127,7 @@ func readIndex(b []byte, name string) ([]lore.Item, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	now := time.Now()
-	var items []lore.Item
+	f := &File{Name: name}
 	version := false
 	d := json.NewDecoder(bytes.NewReader(b))
 	if _, err := d.Token(); err != nil {
@@ -143,11 +164,12 @@ func readIndex(b []byte, name string) ([]lore.Item, error) {
 					return nil, fmt.Errorf("%s: %w", name, err)
 				}
 				it, off, err := readItem(raw, now)
+				line, _ := position(b, at+off)
+				where := fmt.Sprintf("%s: facts[%d] (line %d)", name, i, line)
 				if err != nil {
-					line, _ := position(b, at+off)
-					return nil, fmt.Errorf("%s: facts[%d] (line %d): %w", name, i, line, err)
+					return nil, fmt.Errorf("%s: %w", where, err)
 				}
-				items = append(items, it)
+				f.Items, f.at = append(f.Items, it), append(f.at, where)
 			}
 			if _, err := d.Token(); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
@@ -161,13 +183,13 @@ func readIndex(b []byte, name string) ([]lore.Item, error) {
 	if !version {
 		return nil, fmt.Errorf("%s: no version (want 1)", name)
 	}
-	return items, nil
+	return f, nil
 }
 
 // readLines reads JSON lines, one item each; blank lines are skipped.
-func readLines(b []byte, name string) ([]lore.Item, error) {
+func readLines(b []byte, name string) (*File, error) {
 	now := time.Now()
-	var items []lore.Item
+	f := &File{Name: name}
 	n := 0
 	for line := range bytes.Lines(b) {
 		n++
@@ -175,17 +197,25 @@ func readLines(b []byte, name string) ([]lore.Item, error) {
 		if len(line) == 0 {
 			continue
 		}
+		where := fmt.Sprintf("%s:%d", name, n)
 		it, _, err := readItem(line, now)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		var se *json.SyntaxError
+		if err != nil && len(f.Items) == 0 && line[0] != '{' && line[0] != '[' && errors.As(err, &se) {
+			// Not JSON from the start: not a file lore reads at all.
+			return nil, fmt.Errorf("%s: not JSON; lore import reads a folder written by lore export, "+
+				"its index.json, or a file of items as JSON lines", where)
 		}
-		items = append(items, it)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		f.Items, f.at = append(f.Items, it), append(f.at, where)
 	}
-	return items, nil
+	return f, nil
 }
 
 // readItem decodes one item and checks that a store would take it. When
-// a field has the wrong type, off is where in raw.
+// a field has the wrong type, off is where in raw. An item without a
+// confidence (written by hand) has the one lore add gives.
 func readItem(raw []byte, now time.Time) (it lore.Item, off int64, err error) {
 	if len(raw) == 0 || raw[0] != '{' && json.Valid(raw) {
 		return it, 0, errors.New("not a JSON object")
@@ -196,6 +226,12 @@ func readItem(raw []byte, now time.Time) (it lore.Item, off int64, err error) {
 			return it, te.Offset, fmt.Errorf("%s: got %s, want %s", cmp.Or(te.Field, "item"), te.Value, jsonKind(te.Type))
 		}
 		return it, 0, err
+	}
+	var given struct {
+		Confidence *float64 `json:"confidence"`
+	}
+	if err := json.Unmarshal(raw, &given); err == nil && given.Confidence == nil {
+		it.Confidence = lore.DefaultConfidence
 	}
 	if _, err := lore.Prepare(it, now); err != nil {
 		return it, 0, err

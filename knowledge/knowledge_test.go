@@ -189,8 +189,8 @@ func TestReadFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) || len(got) != len(all(t, s)) {
-		t.Errorf("ReadFrom gave %d items, Read %d", len(got), len(want))
+	if !reflect.DeepEqual(got.Items, want.Items) || len(got.Items) != len(all(t, s)) {
+		t.Errorf("ReadFrom gave %d items, Read %d", len(got.Items), len(want.Items))
 	}
 }
 
@@ -277,8 +277,12 @@ func TestExportAgain(t *testing.T) {
 	dir := t.TempDir()
 	export(t, s, dir, exportAt)
 	first := files(t, dir)
-	// Files that are not the export's own stay as they are.
-	mine := map[string]string{"notes.md": "mine", "repos/README.txt": "mine", "repos/old/x.md": "mine"}
+	// Files that are not the export's own stay as they are, markdown in
+	// its folders too, even one that quotes its note further down.
+	mine := map[string]string{"notes.md": "mine", "repos/README.txt": "mine", "repos/old/x.md": "mine",
+		"repos/handwritten.md":    "# Our conventions\n\nSquash merges only.\n",
+		"global/pitfall-notes.md": "# Notes\n\nExports say:\n" + generated + "\n",
+		"agents/empty.md":         ""}
 	for name, text := range mine {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		os.MkdirAll(filepath.Dir(path), 0o755)
@@ -389,10 +393,33 @@ func TestReadGood(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := strings.Count(tt.content, `"text"`)
-			if items, err := Read(path); err != nil || len(items) != want {
-				t.Errorf("Read = %d items, %v; want %d", len(items), err, want)
+			if f, err := Read(path); err != nil || len(f.Items) != want {
+				t.Errorf("Read = %+v, %v; want %d items", f, err, want)
 			}
 		})
+	}
+}
+
+// TestReadConfidence checks that an item written by hand without a
+// confidence has the one lore add gives, and one of 0 keeps it.
+func TestReadConfidence(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "items.jsonl")
+	content := `{"text": "no confidence", "category": "fact"}` + "\n" +
+		`{"text": "confidence 0", "category": "fact", "confidence": 0}` + "\n" +
+		`{"text": "confidence null", "category": "fact", "confidence": null}` + "\n"
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, it := range f.Items {
+		got = append(got, it.Confidence)
+	}
+	if want := []float64{lore.DefaultConfidence, 0, lore.DefaultConfidence}; !slices.Equal(got, want) {
+		t.Errorf("confidences %v, want %v", got, want)
 	}
 }
 
@@ -437,6 +464,16 @@ func TestReadErrors(t *testing.T) {
 		{name: "null line", file: "items.jsonl", content: "null\n", want: "items.jsonl:1: not a JSON object"},
 		{name: "bad id", file: "items.jsonl", content: `{"id": "XYZ", "text": "t", "category": "fact"}`,
 			want: `items.jsonl:1: id "XYZ" is not 4 to 24 lower-case hex digits`, invalid: true},
+		{name: "markdown", file: "notes.md", content: "# Notes\n\n- 1 thing to remember\n",
+			want: "notes.md:1: not JSON; lore import reads a folder written by lore export, its index.json, or a file of items as JSON lines"},
+		{name: "a list in markdown", file: "list.md", content: "\n- 1 thing to remember\n", want: "list.md:2: not JSON; lore import reads"},
+		// Mistakes the store finds are placed in the file as well.
+		{name: "an id taken, in lines", file: "items.jsonl",
+			content: `{"id": "abcd1234abcd", "text": "one", "category": "fact"}` + "\n\n" + `{"id": "abcd1234abcd", "text": "two", "category": "fact"}`,
+			want:    "items.jsonl:3: id abcd1234abcd is taken by a different item"},
+		{name: "an id taken, in an index", file: "index.json",
+			content: strings.ReplaceAll(goodIndex, `{"text"`, `{"id": "abcd1234abcd", "text"`),
+			want:    "index.json: facts[1] (line 7): id abcd1234abcd is taken by a different item"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -480,14 +517,14 @@ func FuzzRead(f *testing.F) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		items, err := Read(path)
+		f, err := Read(path)
 		if err != nil {
 			if msg := err.Error(); !strings.HasPrefix(msg, path+":") || strings.Contains(msg, "\n") {
 				t.Fatalf("error %q does not name the file on one line", msg)
 			}
 			return
 		}
-		for i, it := range items {
+		for i, it := range f.Items {
 			if _, err := lore.Prepare(it, time.Now()); err != nil {
 				t.Fatalf("item %d read without error fails Prepare: %v", i, err)
 			}

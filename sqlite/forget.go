@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/internal/dedup"
 )
 
 // Supersede marks old superseded and lists it in new's Related.
@@ -67,9 +66,11 @@ func deleteRow(ctx context.Context, tx *sql.Tx, rowid int64) error {
 		Scan(&text, &category, &repo, &agent); err != nil {
 		return err
 	}
-	keys := dedup.Of(lore.NormalizeText(text)).BandKeys(scope(lore.Item{Category: lore.Category(category), Repo: repo, Agent: agent}))
-	if _, err := tx.ExecContext(ctx, `DELETE FROM bands WHERE item = ? AND key IN (SELECT value FROM json_each(?))`,
-		rowid, jsonArray(keys[:])); err != nil {
+	keys := newFingerprint(lore.Item{Text: text, Category: lore.Category(category), Repo: repo, Agent: agent}).keys
+	for i := range keys {
+		keys[i] |= rowid
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM bands WHERE band IN (SELECT value FROM json_each(?))`, jsonArray(keys[:])); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM evidence WHERE item = ?`, rowid); err != nil {

@@ -6,7 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lorehq/lore"
@@ -36,7 +38,7 @@ func (s *Store) loadEvidence(ctx context.Context, rowids []int64, items []lore.I
 	for i, r := range rowids {
 		at[r] = i
 	}
-	return eachEvidence(ctx, s.db, rowids, func(r int64, e lore.Evidence, _ float64) {
+	return eachEvidence(ctx, preparing{s}, rowids, func(r int64, e lore.Evidence, _ float64) {
 		it := &items[at[r]]
 		it.Evidence = append(it.Evidence, e)
 	})
@@ -122,13 +124,23 @@ var rowColumnsOf = func() string {
 	return strings.Join(cols, ", ")
 }()
 
-// Search tuning: a term found in commonAt items or more is common; when a
-// query has common terms, bm25 ranks the newest window items matching
-// any term, and every item holding one of its rare terms.
+// Search tuning: a term found in commonAt items or more is common. When a
+// query mixes common and rare terms, bm25 ranks the newest window items
+// matching any term, and every item holding one of its rare terms; when
+// all of several terms are common, see searchCommon. Both are written
+// into the SQL text rather than bound: a bound LIMIT on a full-text query
+// made SQLite prepare the statement again at every run.
 const (
 	commonAt = 500
 	window   = 250
 )
+
+// commonTerm is a common search term, quoted for MATCH, with its inverse
+// document frequency estimated from its first commonAt matches.
+type commonTerm struct {
+	match string
+	idf   float64
+}
 
 // Search finds the items that answer q: any of its terms (stemmed, stop
 // words dropped), ranked by bm25 with matches in the text weighing twice
@@ -138,9 +150,11 @@ const (
 // milliseconds on a large store, for items that rank low anyway. So when
 // a term is common, Search scores the newest matches (see window) and the
 // items holding a rare term, which carry the meaning of a question; the
-// items it skips are older ones that match only common words. Should that
-// leave fewer hits than asked for, every match is scored, unless the query
-// is Bounded.
+// items it skips are older ones that match only common words. A question
+// of several words that are all common is ranked by an estimate of bm25
+// instead, over the items that hold all or most of them (searchCommon).
+// Should that leave fewer hits than asked for, every match is scored,
+// unless the query is Bounded.
 func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 	hits, err := s.Searches(ctx, []lore.Query{q})
 	if err != nil {
@@ -181,36 +195,45 @@ func (s *Store) Searches(ctx context.Context, qs []lore.Query) ([][]lore.Hit, er
 			limits[i] = 10
 		}
 	}
-	// How many items hold each term, up to commonAt, in one query.
+	// How many items hold each term, up to commonAt, and the rowid the
+	// last of those has (for idf), in one query of one-row tables.
 	var all, rare, counts []string
 	var args []any
 	for _, t := range ts {
 		all = append(all, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-		counts = append(counts, `(SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE items_fts MATCH ? LIMIT ?))`)
-		args = append(args, all[len(all)-1], commonAt)
+		counts = append(counts, `(SELECT count(*), coalesce(max(rowid), 0) FROM
+			(SELECT rowid FROM items_fts WHERE items_fts MATCH ? LIMIT `+strconv.Itoa(commonAt)+`))`)
+		args = append(args, all[len(all)-1])
 	}
 	ns := make([]int, len(all))
-	dest := make([]any, len(all))
+	ends := make([]int64, len(all))
+	dest := make([]any, 0, 2*len(all))
 	for i := range ns {
-		dest[i] = &ns[i]
+		dest = append(dest, &ns[i], &ends[i])
 	}
-	if err := s.db.QueryRowContext(ctx, `SELECT `+strings.Join(counts, ", "), args...).Scan(dest...); err != nil {
+	if err := s.queryRow(ctx, `SELECT * FROM `+strings.Join(counts, " CROSS JOIN "), args, dest...); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
+	var common []commonTerm
 	rareMatches := 0 // at most
 	for i, n := range ns {
 		if n < commonAt {
 			rare = append(rare, all[i])
 			rareMatches += n
+		} else {
+			common = append(common, commonTerm{match: all[i], idf: idf(commonAt, ends[i])})
 		}
 	}
 	full := strings.Join(all, " OR ")
-	if len(rare) == len(all) {
+	switch {
+	case len(rare) == len(all):
 		return s.search(ctx, fs, full, 0, limits, rareMatches)
+	case len(common) == len(all) && len(all) > 1:
+		return s.searchCommon(ctx, qs, fs, common, full, limits)
 	}
 	var from int64
-	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
-		full, window-1).Scan(&from)
+	err := s.queryRow(ctx, `SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET `+
+		strconv.Itoa(window-1), []any{full}, &from)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -253,6 +276,186 @@ func (s *Store) Searches(ctx context.Context, qs []lore.Query) ([][]lore.Hit, er
 		}
 	}
 	return hits, nil
+}
+
+// idf is bm25's inverse document frequency, with its floor, of a term
+// held by n of the items up to rowid end: about end items, as rowids are
+// dense but for deletions.
+func idf(n int, end int64) float64 {
+	return max(1e-6, math.Log((float64(end)-float64(n)+0.5)/(float64(n)+0.5)))
+}
+
+// searchCommon answers a question of several terms that are all common.
+// bm25 counts the items holding each term before it scores one, reading
+// every entry of the term's document list: most of the time of a search,
+// and all the time again for a second query. So an item scores what bm25
+// gives an item holding each of its terms once: the sum of their inverse
+// document frequencies, estimated from where each term's first commonAt
+// matches end. The items scored are the newest window holding every term
+// (found by intersecting the document lists, so an old item that holds
+// them all is not missed), when fewer than limit hold them all also those
+// holding all but the commonest term, and the newest window matches of
+// each term.
+func (s *Store) searchCommon(ctx context.Context, qs []lore.Query, fs []lore.Filter, ts []commonTerm, full string, limits []int) ([][]lore.Hit, error) {
+	scores := map[int64]float64{}
+	total, commonest := 0.0, 0
+	for i, t := range ts {
+		total += t.idf
+		if t.idf < ts[commonest].idf {
+			commonest = i
+		}
+	}
+	every, err := s.newest(ctx, andOf(ts, -1))
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	for _, r := range every {
+		scores[r] = total
+	}
+	if len(every) < slices.Max(limits) && len(ts) > 2 {
+		most, err := s.newest(ctx, andOf(ts, commonest))
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		for _, r := range most {
+			if _, ok := scores[r]; !ok {
+				scores[r] = total - ts[commonest].idf
+			}
+		}
+	}
+	if err := s.scoreNewest(ctx, ts, scores); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	// The scores are the same whatever the filter; each filter takes its
+	// best of them, and one left short scores every match, unless Bounded.
+	hits := make([][]lore.Hit, len(fs))
+	for i := range fs {
+		if hits[i], err = s.rankScored(ctx, fs[i], scores, limits[i]); err != nil {
+			return nil, err
+		}
+		if len(hits[i]) < limits[i] && !qs[i].Bounded {
+			again, err := s.search(ctx, fs[i:i+1], full, 0, limits[i:i+1], -1)
+			if err != nil {
+				return nil, err
+			}
+			hits[i] = again[0]
+		}
+	}
+	return hits, nil
+}
+
+// andOf is the query for the items holding every term but ts[skip].
+func andOf(ts []commonTerm, skip int) string {
+	var ms []string
+	for i, t := range ts {
+		if i != skip {
+			ms = append(ms, t.match)
+		}
+	}
+	return strings.Join(ms, " AND ")
+}
+
+// newest returns the rowids of the newest window items that match, or of
+// all when there are no more. FTS5 reads an AND query forwards faster
+// than backwards (forwards it skips through the longer document lists),
+// and a query that matches more than window stops early either way: so
+// the matches are read forwards first, and backwards only when there are
+// more.
+func (s *Store) newest(ctx context.Context, match string) ([]int64, error) {
+	rs, err := s.rowids(ctx, `SELECT rowid FROM items_fts WHERE items_fts MATCH ? LIMIT `+strconv.Itoa(window+1), match)
+	if err != nil || len(rs) <= window {
+		return rs, err
+	}
+	return s.rowids(ctx, `SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT `+strconv.Itoa(window), match)
+}
+
+// scoreNewest scores the newest matches of the terms: the newest window of
+// each term, from the oldest rowid where every term's list is complete.
+func (s *Store) scoreNewest(ctx context.Context, ts []commonTerm, scores map[int64]float64) error {
+	parts := make([]string, len(ts))
+	args := make([]any, 0, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf(`SELECT %d, rowid FROM (SELECT rowid FROM items_fts WHERE items_fts MATCH ? ORDER BY rowid DESC LIMIT %d)`, i, window)
+		args = append(args, t.match)
+	}
+	rows, err := s.query(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	held := map[int64]float64{}
+	oldest := make([]int64, len(ts))
+	for rows.Next() {
+		var i int
+		var r int64
+		if err := rows.Scan(&i, &r); err != nil {
+			return err
+		}
+		held[r] += ts[i].idf
+		if oldest[i] == 0 || r < oldest[i] {
+			oldest[i] = r
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	from := slices.Max(oldest)
+	for r, sc := range held {
+		if r >= from && sc > scores[r] {
+			scores[r] = sc
+		}
+	}
+	return nil
+}
+
+// rowids runs a query of rowids.
+func (s *Store) rowids(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var rs []int64
+	for rows.Next() {
+		var r int64
+		if err := rows.Scan(&r); err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	return rs, rows.Err()
+}
+
+// rankScored returns the best limit of the scored items that f selects:
+// by score, then confidence, then id. It looks up the limit*4 best first
+// (of equal scores, the newest), and the others only when the filter
+// leaves too few.
+func (s *Store) rankScored(ctx context.Context, f lore.Filter, scores map[int64]float64, limit int) ([]lore.Hit, error) {
+	type scored struct {
+		rowid int64
+		score float64
+	}
+	all := make([]scored, 0, len(scores))
+	for r, sc := range scores {
+		all = append(all, scored{r, sc})
+	}
+	slices.SortFunc(all, func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.rowid, a.rowid)) })
+	first := all[:min(len(all), limit*4)]
+	cond, args := s.where(f)
+	for _, part := range [][]scored{first, all} {
+		pairs := make([][2]any, len(part))
+		for i, p := range part {
+			pairs[i] = [2]any{p.rowid, p.score}
+		}
+		hits, err := s.queryHits(ctx, `SELECT `+rowColumnsOf+`, c.value ->> 1 AS score
+			FROM json_each(?) AS c CROSS JOIN items i ON i.rowid = c.value ->> 0
+			WHERE `+cond+` ORDER BY score DESC, i.confidence DESC, i.id LIMIT ?`,
+			append(append([]any{jsonArray(pairs)}, args...), limit)...)
+		if err != nil || len(hits) >= limit || len(part) == len(all) {
+			return hits, err
+		}
+	}
+	return nil, nil
 }
 
 // pick returns the elements of xs at these indexes.
@@ -494,4 +697,40 @@ func resolve(ctx context.Context, q querier, id string) (int64, string, error) {
 		return 0, "", lore.Errorf(lore.EINVALID, "%s is the start of several ids (%s, %s, …): give more of it", id, ids[0], ids[1])
 	}
 	return rowids[0], ids[0], nil
+}
+
+// queryHits runs a query of rowColumns and a score, and returns hits
+// with their evidence.
+func (s *Store) queryHits(ctx context.Context, query string, args ...any) ([]lore.Hit, error) {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var hits []lore.Hit
+	var rowids []int64
+	for rows.Next() {
+		var score float64
+		st, err := scanRow(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &score)...) }))
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		hits = append(hits, lore.Hit{Item: st.item, Score: score})
+		rowids = append(rowids, st.rowid)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	items := make([]lore.Item, len(hits))
+	for i := range hits {
+		items[i] = hits[i].Item
+	}
+	if err := s.loadEvidence(ctx, rowids, items); err != nil {
+		return nil, err
+	}
+	for i := range hits {
+		hits[i].Item = items[i]
+	}
+	return hits, nil
 }

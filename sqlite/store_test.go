@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,11 @@ func TestIndexStaysConsistent(t *testing.T) {
 	}
 	if _, err := s.db.Exec(`INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
 		t.Fatalf("full-text index inconsistent: %v", err)
+	}
+	var bands, orphans int
+	if err := s.db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE band & ? NOT IN (SELECT rowid FROM items)) FROM bands`,
+		bandItem).Scan(&bands, &orphans); err != nil || bands != 4 || orphans != 0 {
+		t.Errorf("%d band keys, %d of deleted items (%v); want the 4 of the item left", bands, orphans, err)
 	}
 	for q, want := range map[string]int{"kangaroo": 1, "ops": 1, "zebra": 1, "yak": 0, "walrus": 0} {
 		hits, err := s.Search(ctx, lore.Query{Text: q, Filter: lore.Filter{AnyStatus: true}})
@@ -108,5 +114,67 @@ func TestBoundedSearch(t *testing.T) {
 		if p := plan(query, args...); !strings.Contains(p, "SCAN f; SEARCH i USING INTEGER PRIMARY KEY") {
 			t.Errorf("search %+v: %s; want the matches to lead", f, p)
 		}
+	}
+}
+
+// TestBandsMigrate opens a store as lore wrote it before migration 0005,
+// where each band key named one item and an item could lose all its keys
+// to items added before it: the item whose keys were taken must be found
+// as a near-duplicate after the migration.
+func TestBandsMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pitfall := func(text, session string) lore.Item {
+		return lore.Item{Text: text, Category: lore.CategoryPitfall, Repo: "acme/api", Confidence: 0.7, Evidence: []lore.Evidence{{Session: session}}}
+	}
+	res, err := s.Add(ctx, []lore.Item{
+		pitfall("docker cache hangs with timeout on ci during deploys; clear the runner", "s1"),
+		pitfall("go cache breaks with timeout on ci during deploys; rebuild the worker", "s2"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target int64
+	if err := s.db.QueryRow(`SELECT rowid FROM items WHERE id = ?`, res[0].ID).Scan(&target); err != nil {
+		t.Fatal(err)
+	}
+	// The schema of version 3, with the target's keys held by the other
+	// item.
+	for _, q := range []string{
+		`DROP INDEX items_scope`,
+		`DROP TABLE bands`,
+		`CREATE TABLE bands (key INTEGER PRIMARY KEY, item INTEGER NOT NULL)`,
+		`INSERT INTO bands SELECT key, ` + strconv.FormatInt(target+1, 10) + ` FROM (SELECT DISTINCT key FROM json_each(?))`,
+		`PRAGMA user_version = 3`,
+	} {
+		var args []any
+		if strings.Contains(q, "?") {
+			args = []any{jsonArray(newFingerprint(pitfall("docker cache hangs with timeout on ci during deploys; clear the runner", "")).keys[:])}
+		}
+		if _, err := s.db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Add(ctx, []lore.Item{pitfall("docker also cache hangs with timeout on ci during deploys; clear the runner", "s3")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].ID != res[0].ID || !got[0].NearDuplicate {
+		t.Errorf("near-duplicate after migrating: %+v, want merged into %s", got[0], res[0].ID)
+	}
+	var version int
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 5 {
+		t.Errorf("schema version %d (%v), want 5", version, err)
 	}
 }

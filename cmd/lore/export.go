@@ -36,8 +36,9 @@ func newExportCmd(ios *iostreams.IOStreams, runF func(context.Context, *exportOp
   DIR/agents/AGENT.md      items of an agent, with no repository
 
 The markdown files list active and candidate items for people to read. Markdown
-files of an earlier export that would now be empty are removed; nothing else in
-DIR is touched. Exporting the same store twice gives the same files.
+files of an earlier export (known by the note under their title) that would now
+be empty are removed; nothing else in DIR is touched, markdown files of your own
+included. Exporting the same store twice gives the same files.
 
 ` + storeHelp,
 		Example: `  lore export knowledge

@@ -30,7 +30,8 @@ func newImportCmd(ios *iostreams.IOStreams, runF func(context.Context, *importOp
 (its index.json is read), an index.json, or a file of items as JSON, one per line
 (what lore search --json prints); - reads standard input.
 
-Items keep their ids, confidence, times and status; an item whose id is already
+Items keep their ids, confidence, times and status (an item written by hand
+without a confidence has lore add's, 0.7); an item whose id is already
 stored is merged into it. The whole file is checked first and written in one
 transaction: a file with a mistake is rejected with its line, and nothing of it
 is stored.
@@ -54,12 +55,12 @@ is stored.
 }
 
 func importRun(ctx context.Context, opts *importOptions) error {
-	var items []lore.Item
+	var f *knowledge.File
 	var err error
 	if opts.Path == "-" {
-		items, err = knowledge.ReadFrom(opts.IO.In, "standard input")
+		f, err = knowledge.ReadFrom(opts.IO.In, "standard input")
 	} else {
-		items, err = knowledge.Read(opts.Path)
+		f, err = knowledge.Read(opts.Path)
 	}
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -69,9 +70,9 @@ func importRun(ctx context.Context, opts *importOptions) error {
 		return err
 	}
 	defer s.Close()
-	res, err := s.Import(ctx, items)
+	res, err := f.Import(ctx, s)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", opts.Path, err)
+		return fmt.Errorf("import: %w", err)
 	}
 	counts := map[lore.AddAction]int{}
 	for _, r := range res {

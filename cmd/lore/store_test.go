@@ -164,6 +164,7 @@ func TestAddPrintsIDAndItem(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &m); err != nil {
 		t.Fatalf("add --json: %v\n%s", err, out)
 	}
+	// manual_confidence too: the confidence of lore add is given by hand.
 	want := strings.Fields(`id text category repo agent confidence status source_count evidence
 		first_seen last_confirmed expires signature tags related`)
 	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
@@ -641,6 +642,10 @@ func TestImportRejectsBadFile(t *testing.T) {
 		{"range.jsonl", good("a") + "\n" + good("b") + "\n" + `{"text":"c","category":"fact","confidence":1.5}` + "\n", ":3: confidence 1.5 is outside 0..1"},
 		{"index.json", "{\n\"version\": 1,\n\"facts\": [\n" + good("a") + ",\n" + `{"text": "b", "category":` + "\n", ":5:"},
 		{"empty.jsonl", "\n \n", ": the file is empty"},
+		{"notes.md", "# Notes\n\n- 1 thing to remember\n", ":1: not JSON; lore import reads a folder written by lore export"},
+		// A mistake only the store sees, on the third line.
+		{"taken.jsonl", `{"id":"abcd1234abcd","text":"a","category":"fact"}` + "\n\n" +
+			`{"id":"abcd1234abcd","text":"b","category":"fact"}` + "\n", ":3: id abcd1234abcd is taken by a different item"},
 	}
 	s := newTestStore(t)
 	s.add("Flaky tests need a retry", "-c", "pitfall")

@@ -25,8 +25,12 @@ const Threshold = 0.6
 
 // Hashes is the length of a MinHash signature, split into Bands bands of
 // Rows values; two texts become candidates when all values of one band
-// agree. With 8 bands of 2 rows, a pair at similarity 0.6 is found with
-// probability 1 − (1 − 0.6²)⁸ = 0.97, at 0.8 with 0.9997.
+// agree. With 4 bands of 1 row, a pair at similarity 0.6 is found with
+// probability 1 − (1 − 0.6)⁴ = 0.97, at 0.8 with 0.998, and texts with
+// the same shingles always. One row per band keeps the keys few (each is
+// written and looked up for every item added); it also makes unrelated
+// texts that share a common word share a key, so a store keeps every
+// item under each of its keys and verifies candidates by Similarity.
 const (
 	Bands  = 4
 	Rows   = 1

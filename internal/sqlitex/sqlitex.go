@@ -31,6 +31,10 @@ type Writer struct {
 	What string
 	// Stuck says what to suspect when the file stays locked.
 	Stuck string
+	// After holds the steps that SQL cannot take, such as computing a
+	// column again in Go, by the name of the migration they follow;
+	// Migrate runs each in that migration's transaction.
+	After map[string]func(context.Context, *sql.Tx) error
 
 	// writing serialises this process's writers, which SQLite would do
 	// anyway, but with busy waits.
@@ -116,7 +120,7 @@ func Explain(err error, what, restore string) error {
 // transaction, so that processes opening a new file at once apply them
 // once. It sets WAL, a property of the file, first. fresh, if set, runs
 // in that transaction when the file has no version yet, to refuse a file
-// that is not one of ours.
+// that is not one of ours; w.After runs after the migrations it names.
 func (w *Writer) Migrate(ctx context.Context, files fs.FS, fresh func(*sql.Tx) error) error {
 	names, err := fs.Glob(files, "*.sql")
 	if err != nil {
@@ -155,6 +159,11 @@ func (w *Writer) Migrate(ctx context.Context, files fs.FS, fresh func(*sql.Tx) e
 			}
 			if _, err := tx.ExecContext(ctx, string(b)); err != nil {
 				return fmt.Errorf("migration %s: %w", names[i], err)
+			}
+			if after := w.After[names[i]]; after != nil {
+				if err := after(ctx, tx); err != nil {
+					return fmt.Errorf("migration %s: %w", names[i], err)
+				}
 			}
 		}
 		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(names)))

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/dedup"
 )
 
 // Opener returns a new, empty store that reads the time from now.
@@ -130,6 +132,7 @@ func Run(t *testing.T, open Opener) {
 		{"ConfidenceCombinesAndCaps", testConfidence},
 		{"HandConfidence", testHandConfidence},
 		{"NearDuplicatesMerge", testNearDuplicates},
+		{"NearDuplicatesAtScale", testNearDuplicatesAtScale},
 		{"ScopesStayApart", testScopesApart},
 		{"CandidatePromotion", testPromotion},
 		{"Supersede", testSupersede},
@@ -140,6 +143,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchHostileText", testSearchHostile},
 		{"SearchFilters", testSearchFilters},
 		{"SearchCommonWords", testSearchCommonWords},
+		{"SearchOnlyCommonWords", testSearchOnlyCommonWords},
 		{"ForgetSession", testForgetSession},
 		{"Redaction", testRedaction},
 		{"ImportRoundTrip", testImportRoundTrip},
@@ -375,6 +379,100 @@ func testNearDuplicates(e *env) {
 	g.Text, g.Evidence = "Open a pull request instead of pushing; main only accepts merges", ev("s4", 2)
 	if r := e.add(g); r[0].Action != lore.Created {
 		e.t.Errorf("a different sentence on the same topic: %v, want created", r[0].Action)
+	}
+}
+
+// testNearDuplicatesAtScale checks merging in a scope of thousands of
+// items whose words overlap, as one repo's pitfalls do: distinct texts
+// never merge, and near-duplicates of the latest items merge into them,
+// however many earlier items share words with them.
+func testNearDuplicatesAtScale(e *env) {
+	r := rand.New(rand.NewPCG(3, 7))
+	// Words picked with probability falling off as 1/rank, as in text.
+	pick := func(list string) string {
+		ws := strings.Fields(list)
+		return ws[min(len(ws)-1, int(math.Exp(r.Float64()*math.Log(float64(len(ws))+1)))-1)]
+	}
+	const (
+		tools = "go npm docker make git pytest cargo kubectl terraform helm gh curl jq psql redis-cli uv"
+		parts = `api server worker cache database migration schema auth login session token gateway proxy
+			router handler client config loader parser bundler frontend backend webhook billing invoice
+			search index queue scheduler storage bucket cluster pipeline runner job`
+		verbs  = "fails crashes hangs breaks rejects skips drops retries leaks blocks stalls"
+		errs   = "timeout refused denied forbidden conflict missing corrupt locked deadlock overflow panic race stale mismatch invalid expired"
+		places = "ci macos linux windows staging production laptops containers"
+		whens  = "nightly startup shutdown deploys upgrades rollbacks merges releases"
+		fixes  = "restart rebuild regenerate reinstall pin upgrade clear reset rotate refresh"
+	)
+	var texts []string
+	var fps []dedup.Fingerprint
+	distinct := func() string {
+		for {
+			t := fmt.Sprintf("%s %s %s with %s on %s during %s; %s the %s", pick(tools), pick(parts), pick(verbs),
+				pick(errs), pick(places), pick(whens), pick(fixes), pick(parts))
+			f := dedup.Of(lore.NormalizeText(t))
+			if !slices.ContainsFunc(fps, func(g dedup.Fingerprint) bool { return dedup.Near(f, g) }) {
+				texts, fps = append(texts, t), append(fps, f)
+				return t
+			}
+		}
+	}
+	pitfall := func(text, session string) lore.Item {
+		return lore.Item{Text: text, Category: lore.CategoryPitfall, Repo: "acme/api", Confidence: 0.7, Evidence: ev(session, 1)}
+	}
+	const n, batch, late = 3000, 500, 100
+	var ids []string
+	for start := 0; start < n; start += batch {
+		var items []lore.Item
+		for i := start; i < start+batch; i++ {
+			items = append(items, pitfall(distinct(), fmt.Sprintf("s%d", i)))
+		}
+		for i, res := range e.add(items...) {
+			if res.Action != lore.Created {
+				e.t.Fatalf("distinct text %q: %+v, want a new item", items[i].Text, res)
+			}
+			ids = append(ids, res.ID)
+		}
+	}
+	// Near-duplicates of the latest items: a stop word added (the same
+	// shingles: they must all merge), then a content word added
+	// (similarity about 0.8, which MinHash finds but for a few in a
+	// thousand).
+	for _, v := range []struct {
+		name, insert string
+		misses       int
+	}{{"a stop word", " also", 0}, {"a word", " sometimes", 2}} {
+		var items []lore.Item
+		for i := n - late; i < n; i++ {
+			tool, rest, _ := strings.Cut(texts[i], " ")
+			items = append(items, pitfall(tool+v.insert+" "+rest, "again-"+v.name))
+		}
+		missed := 0
+		for i, res := range e.add(items...) {
+			if want := ids[n-late+i]; res.ID != want || res.Action != lore.Merged || !res.NearDuplicate {
+				missed++
+				if missed <= 3 {
+					e.t.Logf("%q: %+v, want merged into %s", items[i].Text, res, want)
+				}
+			}
+		}
+		if missed > v.misses {
+			e.t.Errorf("%s inserted: %d of %d near-duplicates of late items did not merge", v.name, missed, late)
+		}
+	}
+	// More distinct texts after them still make new items.
+	var items []lore.Item
+	for range batch {
+		items = append(items, pitfall(distinct(), "s-new"))
+	}
+	merged := 0
+	for _, res := range e.add(items...) {
+		if res.Action != lore.Created {
+			merged++
+		}
+	}
+	if merged > 0 {
+		e.t.Errorf("%d of %d distinct texts merged into other items", merged, batch)
 	}
 }
 
@@ -715,6 +813,43 @@ func testSearchCommonWords(e *env) {
 	rare.Bounded = true
 	if got := e.search(rare); len(want) != 1 || !reflect.DeepEqual(ids(got), ids(want)) {
 		e.t.Errorf("bounded search for rare words: %v, want %v", ids(got), ids(want))
+	}
+}
+
+// testSearchOnlyCommonWords checks a question whose every word is common:
+// the old item that holds them all must rank first, and when none does,
+// the old item that holds all but the commonest.
+func testSearchOnlyCommonWords(e *env) {
+	fact := func(format string, i int) lore.Item {
+		return lore.Item{Text: fmt.Sprintf(format, i), Category: lore.CategoryFact, Repo: "acme/api", Confidence: 0.7}
+	}
+	var filler []lore.Item
+	for i := range 1500 {
+		filler = append(filler, fact("Filler %d says something else entirely", i))
+	}
+	e.add(filler...)
+	answer := e.add(lore.Item{Text: "Run the tests with make check, never plain go test", Category: lore.CategoryPattern, Repo: "acme/api"})[0]
+	var many []lore.Item
+	for i := range 1200 {
+		many = append(many, fact("Item %d mentions "+[]string{"run", "tests"}[i%2]+" once among unrelated words", i))
+	}
+	e.add(many...)
+	hits := e.search(lore.Query{Text: "how do I run the tests", Limit: 3})
+	if len(hits) != 3 || hits[0].ID != answer.ID {
+		e.t.Errorf("every word common: %v, want 3 hits, %s first", ids(hits), answer.ID)
+	}
+
+	// No item holds all of flaky, nightly and build; build is the
+	// commonest.
+	answer = e.add(lore.Item{Text: "Nightly jobs are flaky on Mondays", Category: lore.CategoryPitfall, Repo: "acme/api"})[0]
+	many = many[:0]
+	for i := range 1200 {
+		many = append(many, fact([]string{"Flaky", "Nightly"}[i%2]+" build %d of the docs site", i))
+	}
+	e.add(many...)
+	hits = e.search(lore.Query{Text: "flaky nightly build"})
+	if len(hits) != 10 || hits[0].ID != answer.ID {
+		e.t.Errorf("all but the commonest word: %v, want 10 hits, %s first", ids(hits), answer.ID)
 	}
 }
 
