@@ -323,16 +323,21 @@ func (s *Store) searchCommon(ctx context.Context, qs []lore.Query, fs []lore.Fil
 			}
 		}
 	}
-	if err := s.scoreNewest(ctx, ts, scores); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+	// The newest matches of single terms rank below every item holding all
+	// or most of them; a bounded search (a session start) leaves them out
+	// when there are as many of those as the largest limit.
+	if !allBounded(qs) || len(scores) < slices.Max(limits) {
+		if err := s.scoreNewest(ctx, ts, scores); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
 	}
 	// The scores are the same whatever the filter; each filter takes its
 	// best of them, and one left short scores every match, unless Bounded.
-	hits := make([][]lore.Hit, len(fs))
+	hits, err := s.rankScored(ctx, fs, scores, limits)
+	if err != nil {
+		return nil, err
+	}
 	for i := range fs {
-		if hits[i], err = s.rankScored(ctx, fs[i], scores, limits[i]); err != nil {
-			return nil, err
-		}
 		if len(hits[i]) < limits[i] && !qs[i].Bounded {
 			again, err := s.search(ctx, fs[i:i+1], full, 0, limits[i:i+1], -1)
 			if err != nil {
@@ -342,6 +347,16 @@ func (s *Store) searchCommon(ctx context.Context, qs []lore.Query, fs []lore.Fil
 		}
 	}
 	return hits, nil
+}
+
+// allBounded reports whether every query is Bounded.
+func allBounded(qs []lore.Query) bool {
+	for _, q := range qs {
+		if !q.Bounded {
+			return false
+		}
+	}
+	return true
 }
 
 // andOf is the query for the items holding every term but ts[skip].
@@ -426,11 +441,11 @@ func (s *Store) rowids(ctx context.Context, query string, args ...any) ([]int64,
 	return rs, rows.Err()
 }
 
-// rankScored returns the best limit of the scored items that f selects:
-// by score, then confidence, then id. It looks up the limit*4 best first
-// (of equal scores, the newest), and the others only when the filter
-// leaves too few.
-func (s *Store) rankScored(ctx context.Context, f lore.Filter, scores map[int64]float64, limit int) ([]lore.Hit, error) {
+// rankScored returns, for each filter, the best limits[i] of the scored
+// items that fs[i] selects: by score, then confidence, then id. It looks
+// up the best limit*4 first (of equal scores, the newest), and the others
+// only for filters that leave too few.
+func (s *Store) rankScored(ctx context.Context, fs []lore.Filter, scores map[int64]float64, limits []int) ([][]lore.Hit, error) {
 	type scored struct {
 		rowid int64
 		score float64
@@ -440,22 +455,34 @@ func (s *Store) rankScored(ctx context.Context, f lore.Filter, scores map[int64]
 		all = append(all, scored{r, sc})
 	}
 	slices.SortFunc(all, func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.rowid, a.rowid)) })
-	first := all[:min(len(all), limit*4)]
-	cond, args := s.where(f)
-	for _, part := range [][]scored{first, all} {
+	out := make([][]lore.Hit, len(fs))
+	todo := make([]int, len(fs))
+	for i := range todo {
+		todo[i] = i
+	}
+	for _, part := range [][]scored{all[:min(len(all), slices.Max(limits)*4)], all} {
 		pairs := make([][2]any, len(part))
 		for i, p := range part {
-			pairs[i] = [2]any{p.rowid, p.score}
+			pairs[i] = [2]any{p.rowid, -p.score}
 		}
-		hits, err := s.queryHits(ctx, `SELECT `+rowColumnsOf+`, c.value ->> 1 AS score
-			FROM json_each(?) AS c CROSS JOIN items i ON i.rowid = c.value ->> 0
-			WHERE `+cond+` ORDER BY score DESC, i.confidence DESC, i.id LIMIT ?`,
-			append(append([]any{jsonArray(pairs)}, args...), limit)...)
-		if err != nil || len(hits) >= limit || len(part) == len(all) {
-			return hits, err
+		// Scores are negated: the query ranks lowest first, as bm25 does.
+		hits, err := s.topHits(ctx, pick(fs, todo), `SELECT c.value ->> 0 AS rowid, c.value ->> 1 AS score FROM json_each(?) AS c`,
+			[]any{jsonArray(pairs)}, pick(limits, todo))
+		if err != nil {
+			return nil, err
+		}
+		var next []int
+		for j, i := range todo {
+			out[i] = hits[j]
+			if len(hits[j]) < limits[i] {
+				next = append(next, i)
+			}
+		}
+		if todo = next; len(todo) == 0 || len(part) == len(all) {
+			break
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // pick returns the elements of xs at these indexes.
@@ -507,7 +534,19 @@ func (s *Store) search(ctx context.Context, fs []lore.Filter, match string, from
 
 // searchTop is search over the cap best matches (all when cap < 0).
 func (s *Store) searchTop(ctx context.Context, fs []lore.Filter, match string, from int64, limits []int, cap int) ([][]lore.Hit, error) {
-	query, args := s.searchSQL(fs, match, from, limits, cap)
+	return s.topHits(ctx, fs, matchSource, []any{match, from, cap}, limits)
+}
+
+// matchSource is the best matches of a full-text query from a rowid on,
+// at most a number of them (all when it is negative), as searchSQL's
+// source.
+const matchSource = `SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
+	WHERE items_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?`
+
+// topHits returns, for each filter, the best limits[i] items it selects of
+// those source gives, best (lowest score) first, with their evidence.
+func (s *Store) topHits(ctx context.Context, fs []lore.Filter, source string, sourceArgs []any, limits []int) ([][]lore.Hit, error) {
+	query, args := s.searchSQL(fs, source, sourceArgs, limits)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -563,13 +602,14 @@ func (s *Store) searchTop(ctx context.Context, fs []lore.Filter, match string, f
 	return hits, nil
 }
 
-// searchSQL is searchTop's query and its arguments: the matches, the
-// columns of their items, and for each filter whether it selects the
-// item, of the items some filter selects, best first. The matches lead the
+// searchSQL is topHits' query and its arguments: the rows source gives
+// (rowid and score, lowest best), the columns of their items, and for
+// each filter whether it selects the item, of the items some filter
+// selects, best first. The source's rows lead the
 // join (CROSS JOIN fixes the order): led by the scope index instead,
 // SQLite would read every item of a large scope, such as the global ones,
 // to find the few that match.
-func (s *Store) searchSQL(fs []lore.Filter, match string, from int64, limits []int, cap int) (string, []any) {
+func (s *Store) searchSQL(fs []lore.Filter, source string, sourceArgs []any, limits []int) (string, []any) {
 	var flags, conds []string
 	var flagArgs, condArgs []any
 	for _, f := range fs {
@@ -579,11 +619,9 @@ func (s *Store) searchSQL(fs []lore.Filter, match string, from int64, limits []i
 		flagArgs = append(flagArgs, args...)
 		condArgs = append(condArgs, args...)
 	}
-	args := append([]any{match, from, cap}, flagArgs...)
+	args := append(slices.Clone(sourceArgs), flagArgs...)
 	args = append(args, condArgs...)
-	query := `WITH f AS MATERIALIZED (
-			SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
-			WHERE items_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?)
+	query := `WITH f AS MATERIALIZED (` + source + `)
 		SELECT ` + rowColumnsOf + `, f.score, ` + strings.Join(flags, ", ") + `
 		FROM f CROSS JOIN items i ON i.rowid = f.rowid
 		WHERE ` + strings.Join(conds, " OR ") + `
@@ -697,40 +735,4 @@ func resolve(ctx context.Context, q querier, id string) (int64, string, error) {
 		return 0, "", lore.Errorf(lore.EINVALID, "%s is the start of several ids (%s, %s, …): give more of it", id, ids[0], ids[1])
 	}
 	return rowids[0], ids[0], nil
-}
-
-// queryHits runs a query of rowColumns and a score, and returns hits
-// with their evidence.
-func (s *Store) queryHits(ctx context.Context, query string, args ...any) ([]lore.Hit, error) {
-	rows, err := s.query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	var hits []lore.Hit
-	var rowids []int64
-	for rows.Next() {
-		var score float64
-		st, err := scanRow(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &score)...) }))
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		hits = append(hits, lore.Hit{Item: st.item, Score: score})
-		rowids = append(rowids, st.rowid)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	items := make([]lore.Item, len(hits))
-	for i := range hits {
-		items[i] = hits[i].Item
-	}
-	if err := s.loadEvidence(ctx, rowids, items); err != nil {
-		return nil, err
-	}
-	for i := range hits {
-		hits[i].Item = items[i]
-	}
-	return hits, nil
 }
