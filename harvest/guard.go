@@ -3,6 +3,7 @@ package harvest
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -12,7 +13,9 @@ import (
 // between words a substring.
 type instructionRule struct {
 	triggers []string
-	re       *regexp.Regexp
+	// re is compiled when first used: compiling the guards' expressions
+	// took 4.6 ms at the start of every lore process, harvest or not.
+	re func() *regexp.Regexp
 }
 
 // instructionRules are what prompt injection reads like: text that
@@ -103,7 +106,7 @@ var instructionRules = func() []instructionRule {
 		{"無視 忘れ", `(指示|命令|ルール|プロンプト).{0,10}(無視|忘れ)`},
 		{"무시 잊어", `(지시|명령|지침|규칙).{0,10}(무시|잊어)`},
 	} {
-		rules = append(rules, instructionRule{strings.Fields(r.triggers), regexp.MustCompile(`(?i)` + r.re)})
+		rules = append(rules, rule(r.triggers, r.re))
 	}
 	return rules
 }()
@@ -149,7 +152,7 @@ func (t *guardText) has(triggers []string) bool {
 func (t *guardText) first(rules []instructionRule) ([]int, bool) {
 	for _, r := range rules {
 		if t.has(r.triggers) {
-			if loc := r.re.FindStringIndex(t.text); loc != nil {
+			if loc := r.re().FindStringIndex(t.text); loc != nil {
 				return loc, true
 			}
 		}
@@ -187,7 +190,7 @@ func screen(text string, fromTool bool) (refuse, held bool) {
 
 // rule builds instruction rules, case-insensitive.
 func rule(triggers, re string) instructionRule {
-	return instructionRule{strings.Fields(triggers), regexp.MustCompile(`(?i)` + re)}
+	return instructionRule{strings.Fields(triggers), sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)` + re) })}
 }
 
 var (
@@ -289,7 +292,7 @@ func leadingWord(s string) (string, string) {
 var (
 	// concrete is what names a project's or a tool's things besides code,
 	// paths and numbers: a flag, an environment variable, a file.
-	concrete = regexp.MustCompile(`(^|[\s(])--?[a-zA-Z][\w-]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|` +
+	concrete = lazyRegexp(`(^|[\s(])--?[a-zA-Z][\w-]*|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|` +
 		`\b[\w.-]+\.(go|py|js|ts|tsx|jsx|rs|java|kt|rb|php|c|h|cc|cpp|cs|swift|sh|toml|ya?ml|json|lock|md|txt|sql|proto|env|ini|cfg|conf|xml|html|css|tf|mod|sum)\b`)
 	// projectWords are tools and the parts of a project items are about.
 	projectWords = strings.Fields(`make go npm pnpm yarn npx node bun deno pip pip3 pipx uv poetry python python3
@@ -306,11 +309,16 @@ var (
 		vendor proxy registry env hook hooks sandbox release releases tag tags version versions frontend backend`)
 )
 
+// lazyRegexp compiles an expression when it is first used.
+func lazyRegexp(re string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(re) })
+}
+
 // grounded reports whether the text names something concrete of a
 // project or a tool: code, a path, a number, a flag, an environment
 // variable, a file, a tool or a part of a project.
 func (t *guardText) grounded() bool {
-	return strings.ContainsAny(t.text, "`/$0123456789") || t.has(projectWords) || concrete.MatchString(t.text)
+	return strings.ContainsAny(t.text, "`/$0123456789") || t.has(projectWords) || concrete().MatchString(t.text)
 }
 
 // riskyOrders are orders to do harm whatever project they name: destroy
@@ -340,12 +348,12 @@ func (t *guardText) risky() bool {
 		if !t.has(r.triggers) {
 			continue
 		}
-		for _, loc := range r.re.FindAllStringIndex(t.text, -1) {
+		for _, loc := range r.re().FindAllStringIndex(t.text, -1) {
 			before := t.text[:loc[0]]
 			if k := strings.LastIndexAny(before, ".!?;:\n"); k >= 0 {
 				before = before[k+1:]
 			}
-			if !negation.re.MatchString(before) {
+			if !negation.re().MatchString(before) {
 				return true
 			}
 		}
