@@ -166,7 +166,7 @@ func shellWords(s string) []string {
 	out := words[:0]
 	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if redirect.MatchString(w) {
+		if redirect().MatchString(w) {
 			if !strings.ContainsAny(strings.TrimLeft(w, "0123456789&"), "&") && (w == ">" || w == ">>" || w == "<" || w == "2>" || w == "&>") {
 				i++ // the file after a bare redirection
 			}
@@ -177,7 +177,7 @@ func shellWords(s string) []string {
 	return out
 }
 
-var redirect = regexp.MustCompile(`^(\d*|&)(>>?|<)(&\d+|\S*)$`)
+var redirect = lazyRegexp(`^(\d*|&)(>>?|<)(&\d+|\S*)$`)
 
 // normCommand is a command as an item shows it: the commands that matter,
 // without cd into the session's folder, output trimming or redirections.
@@ -336,11 +336,11 @@ func selective(cmd string) bool {
 	return false
 }
 
-var versionCommandPattern = regexp.MustCompile(`^\S+( version| --version| -v| -V| -version)$`)
+var versionCommandPattern = lazyRegexp(`^\S+( version| --version| -v| -V| -version)$`)
 
 // versionCommand reports whether a command only prints a version.
 func versionCommand(cmd string) bool {
-	return versionCommandPattern.MatchString(normCommand(cmd))
+	return versionCommandPattern().MatchString(normCommand(cmd))
 }
 
 // editTool reports whether a tool changes files.
@@ -350,7 +350,7 @@ func editTool(name string) bool {
 		strings.Contains(n, "replace") || strings.Contains(n, "create")
 }
 
-var identPattern = regexp.MustCompile(`^[\w.-]{3,60}$`)
+var identPattern = lazyRegexp(`^[\w.-]{3,60}$`)
 
 // searchPattern returns what a search call looked for, when it is a name
 // worth remembering: an identifier searched in files (glob false), or a
@@ -402,17 +402,17 @@ func searchPattern(c *call) (pattern string, glob bool) {
 		return p, true
 	}
 	p = strings.Trim(p, `\b^$`)
-	if !identPattern.MatchString(p) || !identifier(p) {
+	if !identPattern().MatchString(p) || !identifier(p) {
 		return "", false
 	}
 	return p, false
 }
 
-var camel = regexp.MustCompile(`[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[a-z]\.[A-Z]`)
+var camel = lazyRegexp(`[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[a-z]\.[A-Z]`)
 
 // identifier reports whether a search term names one thing in code
 // (camelCase, snake_case, pkg.Name), not a common word.
-func identifier(p string) bool { return camel.MatchString(p) }
+func identifier(p string) bool { return camel().MatchString(p) }
 
 func firstNonEmpty(xs ...string) string {
 	for _, x := range xs {
@@ -423,7 +423,7 @@ func firstNonEmpty(xs ...string) string {
 	return ""
 }
 
-var pathLike = regexp.MustCompile(`^(\.{0,2}/)?[\w.@-]+(/[\w.@-]+)*\.\w{1,8}$|^(\.{0,2}/)?[\w.@-]+(/[\w.@-]+)+$`)
+var pathLike = lazyRegexp(`^(\.{0,2}/)?[\w.@-]+(/[\w.@-]+)*\.\w{1,8}$|^(\.{0,2}/)?[\w.@-]+(/[\w.@-]+)+$`)
 
 // foundPaths lists the paths in a search's output, one per line, with
 // grep's ":line:" suffixes cut.
@@ -438,7 +438,7 @@ func foundPaths(out string) []string {
 		if j := strings.IndexByte(line, ':'); j > 0 {
 			line = line[:j]
 		}
-		if pathLike.MatchString(line) && !seen[line] {
+		if pathLike().MatchString(line) && !seen[line] {
 			seen[line] = true
 			paths = append(paths, line)
 		}
@@ -446,7 +446,7 @@ func foundPaths(out string) []string {
 	return paths
 }
 
-var offer = regexp.MustCompile(`(?i)\b(would you|do you|shall i|should i|want me|can i|may i|let me know|anything else|you like|you want|you prefer|like me to|or should|ready to)\b`)
+var offer = lazyRegexp(`(?i)\b(would you|do you|shall i|should i|want me|can i|may i|let me know|anything else|you like|you want|you prefer|like me to|or should|ready to)\b`)
 
 // questionSentences returns the questions in text that ask about the
 // project, not offers to the user ("Would you like me to commit?").
@@ -457,7 +457,7 @@ func questionSentences(text string) []string {
 			continue
 		}
 		q = strings.TrimSpace(strings.TrimLeft(q, "-*#> \t"))
-		if len(q) < 15 || len(q) > 250 || offer.MatchString(q) || strings.ContainsAny(q, "`{}") {
+		if len(q) < 15 || len(q) > 250 || offer().MatchString(q) || strings.ContainsAny(q, "`{}") {
 			continue
 		}
 		qs = append(qs, q)

@@ -3,7 +3,6 @@ package harvest
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/lorehq/lore"
@@ -131,7 +130,7 @@ func (c *condenser) clean(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = ansiEscape.ReplaceAllString(strings.ToValidUTF8(s, "\uFFFD"), "")
+	s = ansiEscape().ReplaceAllString(strings.ToValidUTF8(s, "\uFFFD"), "")
 	if strings.Contains(s, "\r") {
 		lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 		for i, l := range lines {
@@ -140,7 +139,7 @@ func (c *condenser) clean(s string) string {
 		}
 		s = strings.Join(lines, "\n")
 	}
-	s = base64Blob.ReplaceAllStringFunc(s, func(b string) string {
+	s = base64Blob().ReplaceAllStringFunc(s, func(b string) string {
 		if !strings.ContainsAny(b, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") || !strings.ContainsAny(b, "abcdefghijklmnopqrstuvwxyz") ||
 			!strings.ContainsAny(b, "0123456789") {
 			return b // a run of one letter, a long word: not data
@@ -160,8 +159,8 @@ func (c *condenser) redact(s string) string {
 }
 
 var (
-	ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
-	base64Blob = regexp.MustCompile(`[A-Za-z0-9+/]{200,}={0,2}`)
+	ansiEscape = lazyRegexp(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+	base64Blob = lazyRegexp(`[A-Za-z0-9+/]{200,}={0,2}`)
 )
 
 // callInput is what a tool call asks for: the command of a shell tool,
@@ -201,7 +200,7 @@ func resultFailed(tr lore.ToolResult) bool {
 // errorLine matches the lines of output that say what went wrong:
 // compiler and linter positions, exceptions, failing tests, HTTP
 // statuses, missing commands and files.
-var errorLine = regexp.MustCompile(`(?i:\b(errors?|fatal|panic|traceback|exception|failed|failure|denied|refused|cannot|can't|unable to|not found|no such file|no matches found|undefined|timed out|segmentation fault)\b)` +
+var errorLine = lazyRegexp(`(?i:\b(errors?|fatal|panic|traceback|exception|failed|failure|denied|refused|cannot|can't|unable to|not found|no such file|no matches found|undefined|timed out|segmentation fault)\b)` +
 	`|\bFAIL\b|\w(Error|Exception)\b|command not found|(?i:\bHTTP(/[\d.]+)? [45]\d\d\b|\bstatus( code)?[ :=]+[45]\d\d\b)` +
 	`|^\s*[\w./-]+\.\w+:\d+(:\d+)?:`)
 
@@ -235,7 +234,7 @@ func trimLines(text string, limit, lineLimit int, errs bool) string {
 	if errs {
 		budget := maxErrorLines
 		for i, l := range lines {
-			if errorLine.MatchString(l) && !take(i, &budget) {
+			if errorLine().MatchString(l) && !take(i, &budget) {
 				break
 			}
 		}

@@ -342,7 +342,7 @@ func (r *ruleRun) relative(p string) string {
 	return p
 }
 
-var versionPattern = regexp.MustCompile(`\b(?:go|v|version\s+)?(\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.]+)?)\b`)
+var versionPattern = lazyRegexp(`\b(?:go|v|version\s+)?(\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.]+)?)\b`)
 
 // versions: what a --version command printed.
 func (r *ruleRun) versions() {
@@ -352,7 +352,7 @@ func (r *ruleRun) versions() {
 			continue
 		}
 		line := firstLine(c.output)
-		m := versionPattern.FindStringSubmatch(line)
+		m := versionPattern().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -437,7 +437,7 @@ func (r *ruleRun) specific(text string) bool {
 		case w == "./..." || w == "." || w == "..":
 		case strings.Contains(w, "://"), strings.Contains(w, "/"):
 			return true
-		case fileName.MatchString(w), hostName.MatchString(w), ipAddress(w), userAtHost(w):
+		case fileName().MatchString(w), hostName().MatchString(w), ipAddress(w), userAtHost(w):
 			return true
 		}
 	}
@@ -464,7 +464,7 @@ func ipAddress(w string) bool {
 // userAtHost reports user@host, as ssh, scp and rsync take it; not
 // name@version or name@tag, as package managers take them.
 func userAtHost(w string) bool {
-	m := userHost.FindStringSubmatch(w)
+	m := userHost().FindStringSubmatch(w)
 	if m == nil || len(m[1]) > 1 && (m[1][0] == 'v' || m[1][0] == 'V') && m[1][1] >= '0' && m[1][1] <= '9' {
 		return false // pkg@v2
 	}
@@ -476,11 +476,11 @@ func userAtHost(w string) bool {
 	return true
 }
 
-var userHost = regexp.MustCompile(`^[A-Za-z_][\w.-]{0,31}@([A-Za-z][\w-]*)(\.[\w-]+)*(:\S*)?$`)
+var userHost = lazyRegexp(`^[A-Za-z_][\w.-]{0,31}@([A-Za-z][\w-]*)(\.[\w-]+)*(:\S*)?$`)
 
-var hostName = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|app|cloud|ai|co|internal|local|lan|corp|edu|gov|[a-z]{2})$`)
+var hostName = lazyRegexp(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|app|cloud|ai|co|internal|local|lan|corp|edu|gov|[a-z]{2})$`)
 
-var fileName = regexp.MustCompile(`^[\w.-]+\.(go|py|js|ts|tsx|jsx|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|m|scala|sh|toml|ya?ml|json|lock|md|txt|sql|proto|env|ini|cfg|conf|xml|html|css|scss|vue|svelte|tf|mod|sum)$`)
+var fileName = lazyRegexp(`^[\w.-]+\.(go|py|js|ts|tsx|jsx|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|m|scala|sh|toml|ya?ml|json|lock|md|txt|sql|proto|env|ini|cfg|conf|xml|html|css|scss|vue|svelte|tf|mod|sum)$`)
 
 // stable is an error as quirk items show it, the same in every session
 // that meets it, so that their items merge: its line as it appeared when
