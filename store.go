@@ -48,7 +48,7 @@ type Store interface {
 	// Items calls fn for every item that f selects, in id order.
 	Items(ctx context.Context, f Filter, fn func(Item) error) error
 	// Best returns the limit items f selects that are most confident,
-	// then most recently confirmed, in that order. Their Evidence may be
+	// then most recently added, in that order. Their Evidence may be
 	// left out (SourceCount says how many sessions taught each): boot
 	// reads them at every session start, and needs none of it.
 	Best(ctx context.Context, f Filter, limit int) ([]Item, error)

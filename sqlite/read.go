@@ -667,14 +667,15 @@ func (s *Store) Items(ctx context.Context, f lore.Filter, fn func(lore.Item) err
 }
 
 // Best returns the limit items f selects that are most confident, then
-// most recently confirmed, without their evidence.
+// most recently added, without their evidence. Both orders are the scope
+// index's (items_scope, read backwards), so a read stops at its limit.
 func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	cond, args := s.where(f)
 	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumnsOf+` FROM items i WHERE `+cond+
-		` ORDER BY i.confidence DESC, i.last_confirmed DESC, i.id LIMIT ?`, append(args, limit)...)
+		` ORDER BY i.confidence DESC, i.rowid DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}

@@ -105,8 +105,11 @@ func TestBoundedSearch(t *testing.T) {
 	}
 	for _, f := range []lore.Filter{{Repo: "acme/api"}, {NoRepo: true, Agent: "codex"}, {NoRepo: true, NoAgent: true}} {
 		cond, args := s.where(f)
-		if p := plan(`SELECT rowid FROM items i WHERE `+cond+` ORDER BY i.confidence DESC, i.last_confirmed DESC, i.id LIMIT 10`, args...); !strings.Contains(p, "USING INDEX items_scope") {
-			t.Errorf("Best %+v: %s; want the scope index", f, p)
+		if p := plan(`SELECT rowid FROM items i WHERE `+cond+` ORDER BY i.confidence DESC, i.rowid DESC LIMIT 10`, args...); !strings.Contains(p, "USING INDEX items_scope") ||
+			f.Repo == "" && strings.Contains(p, "TEMP B-TREE") {
+			// A repository's items of every agent are sorted; a scope with
+			// its agent fixed is read in the index's order.
+			t.Errorf("Best %+v: %s; want the scope index (in its order, the agent fixed)", f, p)
 		}
 		// A search reads the matches first and looks their items up, rather
 		// than reading every item of the scope (all the global ones).
