@@ -455,19 +455,32 @@ func (s *Store) rankScored(ctx context.Context, fs []lore.Filter, scores map[int
 		all = append(all, scored{r, sc})
 	}
 	slices.SortFunc(all, func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.rowid, a.rowid)) })
-	out := make([][]lore.Hit, len(fs))
-	todo := make([]int, len(fs))
-	for i := range todo {
-		todo[i] = i
+	parts := [][]scored{all}
+	if first := slices.Max(limits) * 4; first < len(all) {
+		parts = [][]scored{all[:first], all}
 	}
-	for _, part := range [][]scored{all[:min(len(all), slices.Max(limits)*4)], all} {
-		pairs := make([][2]any, len(part))
-		for i, p := range part {
+	return eachShort(limits, len(parts), func(pass int, todo []int) ([][]lore.Hit, error) {
+		pairs := make([][2]any, len(parts[pass]))
+		for i, p := range parts[pass] {
 			pairs[i] = [2]any{p.rowid, -p.score}
 		}
 		// Scores are negated: the query ranks lowest first, as bm25 does.
-		hits, err := s.topHits(ctx, pick(fs, todo), `SELECT c.value ->> 0 AS rowid, c.value ->> 1 AS score FROM json_each(?) AS c`,
+		return s.topHits(ctx, pick(fs, todo), `SELECT c.value ->> 0 AS rowid, c.value ->> 1 AS score FROM json_each(?) AS c`,
 			[]any{jsonArray(pairs)}, pick(limits, todo))
+	})
+}
+
+// eachShort runs query for every filter (by index), then pass by pass
+// again for those it gave fewer hits than their limits, until none is
+// short or the passes run out; each filter keeps its last pass's hits.
+func eachShort(limits []int, passes int, query func(pass int, todo []int) ([][]lore.Hit, error)) ([][]lore.Hit, error) {
+	out := make([][]lore.Hit, len(limits))
+	todo := make([]int, len(limits))
+	for i := range todo {
+		todo[i] = i
+	}
+	for pass := 0; pass < passes && len(todo) > 0; pass++ {
+		hits, err := query(pass, todo)
 		if err != nil {
 			return nil, err
 		}
@@ -478,9 +491,7 @@ func (s *Store) rankScored(ctx context.Context, fs []lore.Filter, scores map[int
 				next = append(next, i)
 			}
 		}
-		if todo = next; len(todo) == 0 || len(part) == len(all) {
-			break
-		}
+		todo = next
 	}
 	return out, nil
 }
@@ -508,28 +519,9 @@ func (s *Store) search(ctx context.Context, fs []lore.Filter, match string, from
 	if most >= 0 && most <= caps[0] {
 		caps = caps[1:]
 	}
-	out := make([][]lore.Hit, len(fs))
-	todo := make([]int, len(fs))
-	for i := range todo {
-		todo[i] = i
-	}
-	for _, cap := range caps {
-		hits, err := s.searchTop(ctx, pick(fs, todo), match, from, pick(limits, todo), cap)
-		if err != nil {
-			return nil, err
-		}
-		var next []int
-		for j, i := range todo {
-			out[i] = hits[j]
-			if len(hits[j]) < limits[i] {
-				next = append(next, i)
-			}
-		}
-		if todo = next; len(todo) == 0 {
-			break
-		}
-	}
-	return out, nil
+	return eachShort(limits, len(caps), func(pass int, todo []int) ([][]lore.Hit, error) {
+		return s.searchTop(ctx, pick(fs, todo), match, from, pick(limits, todo), caps[pass])
+	})
 }
 
 // searchTop is search over the cap best matches (all when cap < 0).
