@@ -540,15 +540,21 @@ func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fi
 	// Sorted keys are looked up in the order of the table, one seek each
 	// (an IN list would first be copied into a temporary index).
 	slices.Sort(keys)
+	// Of each key only the newest bucketCap rows are read: the scalar
+	// subquery walks back bucketCap rows from the key's end to find where
+	// they start. A key whose minimum hash is a common word holds hundreds.
+	end := strconv.Itoa(bandItem)
 	q, err := b.tx.QueryContext(ctx, `SELECT b.band FROM json_each(?) AS k CROSS JOIN bands AS b
-		ON b.band BETWEEN k.value AND k.value + `+strconv.Itoa(bandItem), jsonArray(slices.Compact(keys)))
+		ON b.band BETWEEN coalesce((SELECT band FROM bands WHERE band BETWEEN k.value AND k.value + `+end+`
+			ORDER BY band DESC LIMIT 1 OFFSET `+strconv.Itoa(bucketCap-1)+`), k.value) AND k.value + `+end, jsonArray(slices.Compact(keys)))
 	if err != nil {
 		return err
 	}
 	var rowids, bucket []int64
 	key := int64(-1)
 	take := func() {
-		// A key's items come oldest first: the newest are taken.
+		// A key's items come oldest first: the newest are taken (the
+		// query reads only those, unless the key gains rows meanwhile).
 		for _, r := range bucket[max(0, len(bucket)-bucketCap):] {
 			// A row read already (by id, or by signature) may not
 			// be among the candidates yet.
