@@ -133,43 +133,40 @@ func BenchmarkBootProcess(b *testing.B) {
 			}
 			dirs = append(dirs, dir)
 		}
-		var times, cpu []time.Duration
-		i := 0
-		for b.Loop() {
+		timeBoots(b, func(i int) *exec.Cmd {
 			cmd := exec.Command(bin, "boot", "--format", "claude-hook", "--store", store)
 			cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":"bench-%d","cwd":%q,"hook_event_name":"SessionStart","source":"startup"}`,
 				i, dirs[i%len(dirs)]))
-			t := time.Now()
-			out, err := cmd.Output()
-			if err != nil || !strings.Contains(string(out), "lore:") {
-				b.Fatalf("lore boot: %v, %.200s", err, out)
-			}
-			times = append(times, time.Since(t))
-			cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-			i++
-		}
-		reportTimes(b, times)
-		reportCPU(b, cpu)
+			return cmd
+		})
 	})
 	b.Run("task", func(b *testing.B) {
 		tasks := synth.Queries(200, 9)
-		var times, cpu []time.Duration
-		i := 0
-		for b.Loop() {
-			cmd := exec.Command(bin, "boot", "--repo", repos[r.IntN(len(repos))], "--agent", lore.Agents[r.IntN(len(lore.Agents))],
+		timeBoots(b, func(i int) *exec.Cmd {
+			return exec.Command(bin, "boot", "--repo", repos[r.IntN(len(repos))], "--agent", lore.Agents[r.IntN(len(lore.Agents))],
 				"--task", tasks[i%len(tasks)], "--store", store)
-			t := time.Now()
-			out, err := cmd.Output()
-			if err != nil || !strings.Contains(string(out), "lore:") {
-				b.Fatalf("lore boot: %v, %.200s", err, out)
-			}
-			times = append(times, time.Since(t))
-			cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-			i++
-		}
-		reportTimes(b, times)
-		reportCPU(b, cpu)
+		})
 	})
+}
+
+// timeBoots runs the boot command cmd makes for each iteration, checks
+// that it printed notes, and reports the times and processor times.
+func timeBoots(b *testing.B, cmd func(i int) *exec.Cmd) {
+	var times, cpu []time.Duration
+	i := 0
+	for b.Loop() {
+		c := cmd(i)
+		t := time.Now()
+		out, err := c.Output()
+		if err != nil || !strings.Contains(string(out), "lore:") {
+			b.Fatalf("lore boot: %v, %.200s", err, out)
+		}
+		times = append(times, time.Since(t))
+		cpu = append(cpu, c.ProcessState.UserTime()+c.ProcessState.SystemTime())
+		i++
+	}
+	reportTimes(b, times)
+	reportCPU(b, cpu)
 }
 
 func copyFile(from, to string) error {
