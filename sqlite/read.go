@@ -312,7 +312,11 @@ func (s *Store) searchCommon(ctx context.Context, qs []lore.Query, fs []lore.Fil
 	for _, r := range every {
 		scores[r] = total
 	}
-	if len(every) < slices.Max(limits) && len(ts) > 2 {
+	// Intersecting all but one common term walks their long document lists
+	// again: a bounded search (a session start, which has the scope's most
+	// confident items besides) goes without, to its single-term matches.
+	bounded := allBounded(qs)
+	if len(every) < slices.Max(limits) && len(ts) > 2 && !bounded {
 		most, err := s.newest(ctx, andOf(ts, commonest))
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
@@ -324,9 +328,9 @@ func (s *Store) searchCommon(ctx context.Context, qs []lore.Query, fs []lore.Fil
 		}
 	}
 	// The newest matches of single terms rank below every item holding all
-	// or most of them; a bounded search (a session start) leaves them out
-	// when there are as many of those as the largest limit.
-	if !allBounded(qs) || len(scores) < slices.Max(limits) {
+	// or most of them; a bounded search leaves them out when there are as
+	// many of those as the largest limit.
+	if !bounded || len(scores) < slices.Max(limits) {
 		if err := s.scoreNewest(ctx, ts, scores); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
