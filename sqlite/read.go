@@ -294,8 +294,8 @@ func idf(n int, end int64) float64 {
 // matches end. The items scored are the newest window holding every term
 // (found by intersecting the document lists, so an old item that holds
 // them all is not missed), when fewer than limit hold them all also those
-// holding all but the commonest term, and the newest window matches of
-// each term.
+// holding all but the commonest term (unless every query is Bounded), and
+// the newest window matches of each term.
 func (s *Store) searchCommon(ctx context.Context, qs []lore.Query, fs []lore.Filter, ts []commonTerm, full string, limits []int) ([][]lore.Hit, error) {
 	scores := map[int64]float64{}
 	total, commonest := 0.0, 0
