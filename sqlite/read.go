@@ -606,19 +606,19 @@ func (s *Store) topHits(ctx context.Context, fs []lore.Filter, source string, so
 // SQLite would read every item of a large scope, such as the global ones,
 // to find the few that match.
 func (s *Store) searchSQL(fs []lore.Filter, source string, sourceArgs []any, limits []int) (string, []any) {
-	var flags, conds []string
-	var flagArgs, condArgs []any
+	// Each filter's condition appears twice, as its flag and in WHERE,
+	// and so do its arguments.
+	var conds []string
+	var condArgs []any
 	for _, f := range fs {
 		cond, args := s.where(f)
-		flags = append(flags, "("+cond+")")
 		conds = append(conds, "("+cond+")")
-		flagArgs = append(flagArgs, args...)
 		condArgs = append(condArgs, args...)
 	}
-	args := append(slices.Clone(sourceArgs), flagArgs...)
+	args := append(slices.Clone(sourceArgs), condArgs...)
 	args = append(args, condArgs...)
 	query := `WITH f AS MATERIALIZED (` + source + `)
-		SELECT ` + rowColumnsOf + `, f.score, ` + strings.Join(flags, ", ") + `
+		SELECT ` + rowColumnsOf + `, f.score, ` + strings.Join(conds, ", ") + `
 		FROM f CROSS JOIN items i ON i.rowid = f.rowid
 		WHERE ` + strings.Join(conds, " OR ") + `
 		ORDER BY f.score, i.confidence DESC, i.id`
