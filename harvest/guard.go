@@ -190,7 +190,7 @@ func screen(text string, fromTool bool) (refuse, held bool) {
 
 // rule builds instruction rules, case-insensitive.
 func rule(triggers, re string) instructionRule {
-	return instructionRule{strings.Fields(triggers), sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)` + re) })}
+	return instructionRule{strings.Fields(triggers), lazyRegexp(`(?i)` + re)}
 }
 
 var (
