@@ -517,11 +517,13 @@ func (b *batch) loadByID(ctx context.Context, items []lore.Item) error {
 	return nil
 }
 
-// bucketCap is how many items of one band key, the newest, are read as
-// candidates. In a scope of many items with overlapping words, a band key
-// whose minimum hash is a common word is shared by hundreds of unrelated
-// items; reading them all would cost every item added, and a
-// near-duplicate shares a key with a recent item in its other bands.
+// bucketCap is how many items of one band key, the newest, are
+// near-duplicate candidates. In a scope of many items with overlapping
+// words, a band key whose minimum hash is a common word is shared by
+// hundreds of unrelated items; reading them all would cost every item
+// added, and a near-duplicate shares a key with a recent item in its other
+// bands. A key read with more than twice as many rows loses its older
+// rows (see loadCandidates), so that reading a key stays cheap.
 const bucketCap = 32
 
 // loadCandidates reads the stored items that share a band key with any of
@@ -538,23 +540,21 @@ func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fi
 		return nil
 	}
 	// Sorted keys are looked up in the order of the table, one seek each
-	// (an IN list would first be copied into a temporary index).
+	// (an IN list would first be copied into a temporary index). Most
+	// keys of a new item are in no row.
 	slices.Sort(keys)
-	// Of each key only the newest bucketCap rows are read: the scalar
-	// subquery walks back bucketCap rows from the key's end to find where
-	// they start. A key whose minimum hash is a common word holds hundreds.
-	end := strconv.Itoa(bandItem)
 	q, err := b.tx.QueryContext(ctx, `SELECT b.band FROM json_each(?) AS k CROSS JOIN bands AS b
-		ON b.band BETWEEN coalesce((SELECT band FROM bands WHERE band BETWEEN k.value AND k.value + `+end+`
-			ORDER BY band DESC LIMIT 1 OFFSET `+strconv.Itoa(bucketCap-1)+`), k.value) AND k.value + `+end, jsonArray(slices.Compact(keys)))
+		ON b.band BETWEEN k.value AND k.value + `+strconv.Itoa(bandItem), jsonArray(slices.Compact(keys)))
 	if err != nil {
 		return err
 	}
-	var rowids, bucket []int64
+	var rowids, bucket, trim []int64
 	key := int64(-1)
 	take := func() {
-		// A key's items come oldest first: the newest are taken (the
-		// query reads only those, unless the key gains rows meanwhile).
+		// A key's rows come oldest first: the newest are candidates.
+		if len(bucket) > 2*bucketCap {
+			trim = append(trim, key, key|bucket[len(bucket)-bucketCap-1])
+		}
 		for _, r := range bucket[max(0, len(bucket)-bucketCap):] {
 			// A row read already (by id, or by signature) may not
 			// be among the candidates yet.
@@ -583,6 +583,12 @@ func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fi
 	q.Close()
 	if err := q.Err(); err != nil {
 		return err
+	}
+	// Rows beyond a key's newest are never read again: they go.
+	for i := 0; i < len(trim); i += 2 {
+		if _, err := b.tx.ExecContext(ctx, `DELETE FROM bands WHERE band BETWEEN ? AND ?`, trim[i], trim[i+1]); err != nil {
+			return err
+		}
 	}
 	slices.Sort(rowids)
 	if rowids = slices.Compact(rowids); len(rowids) == 0 {
@@ -673,7 +679,17 @@ func jsonArray[T any](xs []T) string {
 
 // write stores the batch: updates of merged rows, then every new row, its
 // evidence and its full-text entry, many rows per statement.
+//
+// A statement that may fail half-way (a constraint whose conflict aborts
+// the statement) makes SQLite copy every page it changes to a statement
+// journal first, so as to undo just that statement (5% of adding). The
+// statements here are never undone alone: one that fails rolls the whole
+// transaction back (OR ROLLBACK), foreign keys are checked at commit, and
+// band keys already present are skipped.
 func (b *batch) write(ctx context.Context) error {
+	if _, err := b.tx.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
+		return err
+	}
 	var updates, evidence, bands [][]any
 	for _, r := range b.touched {
 		it := r.item
@@ -689,7 +705,7 @@ func (b *batch) write(ctx context.Context) error {
 			}
 		}
 	}
-	err := b.insertRows(ctx, `UPDATE items SET confidence = v.column2, manual_confidence = v.column3,
+	err := b.insertRows(ctx, `UPDATE OR ROLLBACK items SET confidence = v.column2, manual_confidence = v.column3,
 		status = v.column4, source_count = v.column5, first_seen = v.column6, last_confirmed = v.column7,
 		expires = v.column8, related = v.column9 FROM (VALUES `, updates, `) AS v WHERE items.rowid = v.column1`)
 	if err != nil {
@@ -713,7 +729,7 @@ func (b *batch) write(ctx context.Context) error {
 			string(it.Status), len(it.Evidence), micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it),
 			it.Signature, jsonList(it.Tags), jsonList(it.Related)}
 	}
-	err = b.insertRows(ctx, `INSERT INTO items (rowid, id, text, category, repo, agent, confidence,
+	err = b.insertRows(ctx, `INSERT OR ROLLBACK INTO items (rowid, id, text, category, repo, agent, confidence,
 		manual_confidence, status, source_count, first_seen, last_confirmed, expires, signature, tags, related)
 		VALUES `, rows, "")
 	if err != nil {
@@ -728,7 +744,7 @@ func (b *batch) write(ctx context.Context) error {
 			bands = append(bands, []any{k | r.rowid})
 		}
 	}
-	if err := b.insertRows(ctx, `INSERT INTO evidence (item, session, position, confidence, ord) VALUES `, evidence, ""); err != nil {
+	if err := b.insertRows(ctx, `INSERT OR ROLLBACK INTO evidence (item, session, position, confidence, ord) VALUES `, evidence, ""); err != nil {
 		return err
 	}
 	// Keys in order touch each page of the table once.

@@ -181,3 +181,44 @@ func TestBandsMigrate(t *testing.T) {
 		t.Errorf("schema version %d (%v), want 5", version, err)
 	}
 }
+
+// TestBandsTrim: a band key read with more than twice bucketCap rows
+// keeps only its newest bucketCap, and one read with fewer keeps them all.
+func TestBandsTrim(t *testing.T) {
+	ctx := context.Background()
+	for _, stored := range []int{2 * bucketCap, 100} {
+		s := open(t, nil)
+		var items []lore.Item
+		for i := range stored {
+			items = append(items, lore.Item{Text: fmt.Sprintf("Service %d listens on port %d", i, 9000+i), Category: lore.CategoryFact})
+		}
+		if _, err := s.Add(ctx, items); err != nil {
+			t.Fatal(err)
+		}
+		probe, err := lore.Prepare(lore.Item{Text: "The zebra gateway rotates its keys on Sundays", Category: lore.CategoryFact}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := newFingerprint(probe).keys[0]
+		// Every stored item shares the probe's first key.
+		if _, err := s.db.Exec(`INSERT INTO bands SELECT ? | rowid FROM items`, key); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Add(ctx, []lore.Item{probe}); err != nil {
+			t.Fatal(err)
+		}
+		var n, oldest int64
+		if err := s.db.QueryRow(`SELECT count(*), min(band & ?) FROM bands WHERE band BETWEEN ? AND ?`,
+			bandItem, key, key|bandItem).Scan(&n, &oldest); err != nil {
+			t.Fatal(err)
+		}
+		// The probe adds its own row, rowid stored+1.
+		want, wantOldest := int64(stored+1), int64(1)
+		if stored > 2*bucketCap {
+			want, wantOldest = bucketCap+1, int64(stored-bucketCap+1)
+		}
+		if n != want || oldest != wantOldest {
+			t.Errorf("%d items under a key, then one added: %d rows from rowid %d, want %d from %d", stored, n, oldest, want, wantOldest)
+		}
+	}
+}
