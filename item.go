@@ -340,7 +340,8 @@ func Prepare(it Item, now time.Time) (Item, error) {
 	ev := it.Evidence[:0:0]
 	seen := map[string]bool{}
 	for _, e := range it.Evidence {
-		e.Session = strings.TrimSpace(e.Session)
+		// Sessions are kept as JSON strings, which hold only valid UTF-8.
+		e.Session = strings.ToValidUTF8(strings.TrimSpace(e.Session), "\uFFFD")
 		if e.Session == "" {
 			return it, Errorf(EINVALID, "evidence without a session")
 		}

@@ -148,15 +148,13 @@ func (p *preparation) wait(ctx context.Context, c int) error {
 // row is an item with what merging needs beyond lore.Item: the confidence
 // each session brought (parallel to Evidence).
 type row struct {
-	rowid int64 // 0 for an item not written yet
-	item  lore.Item
-	conf  []float64
-	fp    *fingerprint
-	// stored evidence entries; those after it are new in this batch
-	storedEvidence int
-	storedTags     []string
-	changed        bool
-	candidate      bool // in batch.bands
+	rowid      int64 // 0 for an item not written yet
+	item       lore.Item
+	conf       []float64
+	fp         *fingerprint
+	storedTags []string
+	changed    bool
+	candidate  bool // in batch.bands
 }
 
 // newRow makes the row of an item that is not stored yet. For add, each
@@ -678,27 +676,20 @@ func jsonArray[T any](xs []T) string {
 }
 
 // write stores the batch: updates of merged rows, then every new row, its
-// evidence and its full-text entry, many rows per statement.
+// band keys and its full-text entry, many rows per statement.
 //
 // A statement that may fail half-way (a constraint whose conflict aborts
 // the statement) makes SQLite copy every page it changes to a statement
 // journal first, so as to undo just that statement (5% of adding). The
 // statements here are never undone alone: one that fails rolls the whole
-// transaction back (OR ROLLBACK), foreign keys are checked at commit, and
-// band keys already present are skipped.
+// transaction back (OR ROLLBACK), and band keys already present are
+// skipped.
 func (b *batch) write(ctx context.Context) error {
-	if _, err := b.tx.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
-		return err
-	}
-	var updates, evidence, bands [][]any
+	var updates, bands [][]any
 	for _, r := range b.touched {
 		it := r.item
 		updates = append(updates, []any{r.rowid, it.Confidence, it.Manual, string(it.Status), len(it.Evidence),
-			micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it), jsonList(it.Related)})
-		for i := r.storedEvidence; i < len(it.Evidence); i++ {
-			e := it.Evidence[i]
-			evidence = append(evidence, []any{r.rowid, e.Session, e.Position, r.conf[i], i})
-		}
+			micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it), jsonList(it.Related), evidenceJSON(it.Evidence, r.conf)})
 		if !slices.Equal(it.Tags, r.storedTags) {
 			if err := b.retag(ctx, r); err != nil {
 				return err
@@ -707,13 +698,12 @@ func (b *batch) write(ctx context.Context) error {
 	}
 	err := b.insertRows(ctx, `UPDATE OR ROLLBACK items SET confidence = v.column2, manual_confidence = v.column3,
 		status = v.column4, source_count = v.column5, first_seen = v.column6, last_confirmed = v.column7,
-		expires = v.column8, related = v.column9 FROM (VALUES `, updates, `) AS v WHERE items.rowid = v.column1`)
+		expires = v.column8, related = v.column9, evidence = v.column10 FROM (VALUES `, updates, `) AS v WHERE items.rowid = v.column1`)
 	if err != nil {
 		return err
 	}
 	// New rows take the rowids after the largest, as SQLite would give
-	// them, so that their evidence, bands and index entries need no
-	// lookup.
+	// them, so that their bands and index entries need no lookup.
 	var last int64
 	if err := b.tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) FROM items`).Scan(&last); err != nil {
 		return err
@@ -727,24 +717,15 @@ func (b *batch) write(ctx context.Context) error {
 		r.rowid = last + 1 + int64(i)
 		rows[i] = []any{r.rowid, it.ID, it.Text, string(it.Category), it.Repo, it.Agent, it.Confidence, it.Manual,
 			string(it.Status), len(it.Evidence), micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it),
-			it.Signature, jsonList(it.Tags), jsonList(it.Related)}
-	}
-	err = b.insertRows(ctx, `INSERT OR ROLLBACK INTO items (rowid, id, text, category, repo, agent, confidence,
-		manual_confidence, status, source_count, first_seen, last_confirmed, expires, signature, tags, related)
-		VALUES `, rows, "")
-	if err != nil {
-		return err
-	}
-	for _, r := range b.news {
-		it := r.item
-		for i, e := range it.Evidence {
-			evidence = append(evidence, []any{r.rowid, e.Session, e.Position, r.conf[i], i})
-		}
+			it.Signature, jsonList(it.Tags), jsonList(it.Related), evidenceJSON(it.Evidence, r.conf)}
 		for _, k := range r.fingerprint().keys {
 			bands = append(bands, []any{k | r.rowid})
 		}
 	}
-	if err := b.insertRows(ctx, `INSERT OR ROLLBACK INTO evidence (item, session, position, confidence, ord) VALUES `, evidence, ""); err != nil {
+	err = b.insertRows(ctx, `INSERT OR ROLLBACK INTO items (rowid, id, text, category, repo, agent, confidence,
+		manual_confidence, status, source_count, first_seen, last_confirmed, expires, signature, tags, related, evidence)
+		VALUES `, rows, "")
+	if err != nil {
 		return err
 	}
 	// Keys in order touch each page of the table once.
@@ -850,63 +831,42 @@ func loadRows(ctx context.Context, q querier, from string, args ...any) ([]*row,
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	var out []*row
-	byRowid := map[int64]*row{}
 	for rows.Next() {
 		st, err := scanRow(rows)
 		if err != nil {
-			rows.Close()
 			return nil, err
 		}
-		r := &row{rowid: st.rowid, item: st.item, storedTags: st.item.Tags}
-		out = append(out, r)
-		byRowid[r.rowid] = r
+		out = append(out, &row{rowid: st.rowid, item: st.item, conf: st.conf, storedTags: st.item.Tags})
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(out) == 0 {
-		return out, err
-	}
-	rowids := make([]int64, len(out))
-	for i, r := range out {
-		rowids[i] = r.rowid
-	}
-	err = eachEvidence(ctx, q, rowids, func(item int64, e lore.Evidence, c float64) {
-		r := byRowid[item]
-		r.item.Evidence = append(r.item.Evidence, e)
-		r.conf = append(r.conf, c)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range out {
-		r.storedEvidence = len(r.item.Evidence)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // stored is an item row as scanRow reads it.
 type stored struct {
 	rowid int64
 	item  lore.Item
+	conf  []float64 // the confidence each session of item.Evidence brought
 }
 
 // rowColumns are the columns scanRow reads, in its order.
 const rowColumns = `rowid, id, text, category, repo, agent, confidence, manual_confidence, status,
-	source_count, first_seen, last_confirmed, expires, signature, tags, related`
+	source_count, first_seen, last_confirmed, expires, signature, tags, related, evidence`
 
 type scanner interface{ Scan(...any) error }
 
 func scanRow(r scanner) (stored, error) {
 	var (
-		st               stored
-		first, last      int64
-		expires          sql.NullInt64
-		tags, related    string
-		category, status string
+		st                      stored
+		first, last             int64
+		expires                 sql.NullInt64
+		tags, related, evidence string
+		category, status        string
 	)
 	it := &st.item
 	err := r.Scan(&st.rowid, &it.ID, &it.Text, &category, &it.Repo, &it.Agent, &it.Confidence, &it.Manual,
-		&status, &it.SourceCount, &first, &last, &expires, &it.Signature, &tags, &related)
+		&status, &it.SourceCount, &first, &last, &expires, &it.Signature, &tags, &related, &evidence)
 	if err != nil {
 		return st, err
 	}
@@ -926,7 +886,55 @@ func scanRow(r scanner) (stored, error) {
 			return st, fmt.Errorf("item %s: related: %w", it.ID, err)
 		}
 	}
+	if evidence != "[]" {
+		if it.Evidence, st.conf, err = parseEvidence(evidence); err != nil {
+			return st, fmt.Errorf("item %s: evidence: %w", it.ID, err)
+		}
+	}
 	return st, nil
+}
+
+// evidenceJSON is the stored form of an item's evidence: a JSON array of
+// [session, position, confidence], in the order it arrived.
+func evidenceJSON(ev []lore.Evidence, conf []float64) string {
+	if len(ev) == 0 {
+		return "[]"
+	}
+	b := make([]byte, 0, 48*len(ev))
+	b = append(b, '[')
+	for i, e := range ev {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		session, _ := json.Marshal(e.Session)
+		b = append(append(append(b, '['), session...), ',')
+		b = strconv.AppendInt(b, int64(e.Position), 10)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, conf[i], 'g', -1, 64)
+		b = append(b, ']')
+	}
+	return string(append(b, ']'))
+}
+
+// parseEvidence reads what evidenceJSON wrote (or migration 0006).
+func parseEvidence(s string) ([]lore.Evidence, []float64, error) {
+	var raw [][3]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return nil, nil, err
+	}
+	ev, conf := make([]lore.Evidence, len(raw)), make([]float64, len(raw))
+	for i, x := range raw {
+		if err := json.Unmarshal(x[0], &ev[i].Session); err != nil {
+			return nil, nil, err
+		}
+		if err := json.Unmarshal(x[1], &ev[i].Position); err != nil {
+			return nil, nil, err
+		}
+		if err := json.Unmarshal(x[2], &conf[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ev, conf, nil
 }
 
 func jsonList(xs []string) string {

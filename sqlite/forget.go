@@ -58,7 +58,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// deleteRow deletes an item, its evidence and band keys; a trigger
+// deleteRow deletes an item and its band keys; a trigger
 // removes it from the full-text index.
 func deleteRow(ctx context.Context, tx *sql.Tx, rowid int64) error {
 	var text, category, repo, agent string
@@ -73,9 +73,6 @@ func deleteRow(ctx context.Context, tx *sql.Tx, rowid int64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM bands WHERE band IN (SELECT value FROM json_each(?))`, jsonArray(keys[:])); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM evidence WHERE item = ?`, rowid); err != nil {
-		return err
-	}
 	_, err := tx.ExecContext(ctx, `DELETE FROM items WHERE rowid = ?`, rowid)
 	return err
 }
@@ -83,37 +80,38 @@ func deleteRow(ctx context.Context, tx *sql.Tx, rowid int64) error {
 // ForgetSession removes a session's evidence everywhere, recomputes the
 // confidence of the items that keep other support and deletes the rest.
 func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetResult, error) {
-	session = strings.TrimSpace(session)
+	session = strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD") // as lore.Prepare keeps it
 	if session == "" {
 		return lore.ForgetResult{}, lore.Errorf(lore.EINVALID, "empty session id")
 	}
 	var res lore.ForgetResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res = lore.ForgetResult{}
-		rows, err := loadRows(ctx, tx, `items i WHERE rowid IN (SELECT item FROM evidence WHERE session = ?)`, session)
+		rows, err := loadRows(ctx, tx, `items i WHERE instr(i.evidence, ?) > 0`, evidenceNeedle(session))
 		if err != nil {
 			return err
 		}
 		for _, r := range rows {
+			var ev []lore.Evidence
+			var cs []float64
+			for i, e := range r.item.Evidence {
+				if e.Session != session {
+					ev, cs = append(ev, e), append(cs, r.conf[i])
+				}
+			}
+			if len(ev) == len(r.item.Evidence) {
+				continue // the session's name is in another one's
+			}
 			res.Evidence++
-			if len(r.item.Evidence) == 1 && r.item.Manual == 0 {
+			if len(ev) == 0 && r.item.Manual == 0 {
 				if err := deleteRow(ctx, tx, r.rowid); err != nil {
 					return err
 				}
 				res.Deleted++
 				continue
 			}
-			var cs []float64
-			for i, e := range r.item.Evidence {
-				if e.Session != session {
-					cs = append(cs, r.conf[i])
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM evidence WHERE item = ? AND session = ?`, r.rowid, session); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE items SET confidence = ?, source_count = ? WHERE rowid = ?`,
-				lore.CombineConfidence(append(cs, r.item.Manual)...), len(cs), r.rowid); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE items SET confidence = ?, source_count = ?, evidence = ? WHERE rowid = ?`,
+				lore.CombineConfidence(append(cs, r.item.Manual)...), len(cs), evidenceJSON(ev, cs), r.rowid); err != nil {
 				return err
 			}
 			res.Updated++
@@ -121,4 +119,17 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 		return nil
 	})
 	return res, err
+}
+
+// evidenceNeedle is what the stored evidence of a session's items holds:
+// its name as a JSON string, when every JSON writer writes it alike (as
+// the migration's SQLite and lore's Go do for printable ASCII without
+// quotes or <, > and &), and otherwise nothing, which every row holds.
+func evidenceNeedle(session string) string {
+	for _, c := range []byte(session) {
+		if c < 0x20 || c >= 0x7f || strings.IndexByte(`"\<>&`, c) >= 0 {
+			return ""
+		}
+	}
+	return `"` + session + `"`
 }

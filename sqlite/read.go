@@ -32,46 +32,6 @@ func (s *Store) Item(ctx context.Context, id string) (lore.Item, error) {
 	return rows[0].item, nil
 }
 
-// loadEvidence fills items[i].Evidence from the rows of rowids[i].
-func (s *Store) loadEvidence(ctx context.Context, rowids []int64, items []lore.Item) error {
-	at := make(map[int64]int, len(rowids))
-	for i, r := range rowids {
-		at[r] = i
-	}
-	return eachEvidence(ctx, preparing{s}, rowids, func(r int64, e lore.Evidence, _ float64) {
-		it := &items[at[r]]
-		it.Evidence = append(it.Evidence, e)
-	})
-}
-
-// eachEvidence calls fn for every evidence entry of the items with these
-// rowids, in the order it arrived, with the confidence it brought.
-func eachEvidence(ctx context.Context, q querier, rowids []int64, fn func(item int64, e lore.Evidence, conf float64)) error {
-	if len(rowids) == 0 {
-		return nil
-	}
-	// Each item's rows are looked up in the table's order.
-	rowids = slices.Clone(rowids)
-	slices.Sort(rowids)
-	rows, err := q.QueryContext(ctx, `SELECT e.item, e.session, e.position, e.confidence
-		FROM json_each(?) AS k CROSS JOIN evidence AS e ON e.item = k.value
-		ORDER BY e.item, e.ord, e.session`, jsonArray(slices.Compact(rowids)))
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var item int64
-		var e lore.Evidence
-		var c float64
-		if err := rows.Scan(&item, &e.Session, &e.Position, &c); err != nil {
-			return err
-		}
-		fn(item, e, c)
-	}
-	return rows.Err()
-}
-
 // where turns a filter into SQL conditions on the items table (aliased i)
 // and their arguments.
 func (s *Store) where(f lore.Filter) (string, []any) {
@@ -123,6 +83,10 @@ var rowColumnsOf = func() string {
 	}
 	return strings.Join(cols, ", ")
 }()
+
+// bestColumns are rowColumnsOf without the evidence, which Best leaves
+// out.
+var bestColumns = strings.Replace(rowColumnsOf, "i.evidence", "'[]'", 1)
 
 // Search tuning: a term found in commonAt items or more is common. When a
 // query mixes common and rare terms, bm25 ranks the newest window items
@@ -582,17 +546,10 @@ func (s *Store) topHits(ctx context.Context, fs []lore.Filter, source string, so
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	items := make([]lore.Item, len(loaded))
-	for i := range loaded {
-		items[i] = loaded[i].Item
-	}
-	if err := s.loadEvidence(ctx, rowids, items); err != nil {
-		return nil, err
-	}
 	hits := make([][]lore.Hit, len(fs))
 	for i, ks := range picked {
 		for _, k := range ks {
-			hits[i] = append(hits[i], lore.Hit{Item: items[k], Score: loaded[k].Score})
+			hits[i] = append(hits[i], loaded[k])
 		}
 	}
 	return hits, nil
@@ -670,7 +627,7 @@ func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item
 		return nil, nil
 	}
 	cond, args := s.where(f)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rowColumnsOf+` FROM items i WHERE `+cond+
+	rows, err := s.db.QueryContext(ctx, `SELECT `+bestColumns+` FROM items i WHERE `+cond+
 		` ORDER BY i.confidence DESC, i.rowid DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,6 +149,7 @@ func TestBandsMigrate(t *testing.T) {
 	}
 	// The schema of version 3, with the target's keys held by the other
 	// item.
+	evidenceAsTable(t, s)
 	for _, q := range []string{
 		`DROP INDEX items_scope`,
 		`DROP TABLE bands`,
@@ -177,8 +180,8 @@ func TestBandsMigrate(t *testing.T) {
 		t.Errorf("near-duplicate after migrating: %+v, want merged into %s", got[0], res[0].ID)
 	}
 	var version int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 5 {
-		t.Errorf("schema version %d (%v), want 5", version, err)
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 6 {
+		t.Errorf("schema version %d (%v), want 6", version, err)
 	}
 }
 
@@ -220,5 +223,95 @@ func TestBandsTrim(t *testing.T) {
 		if n != want || oldest != wantOldest {
 			t.Errorf("%d items under a key, then one added: %d rows from rowid %d, want %d from %d", stored, n, oldest, want, wantOldest)
 		}
+	}
+}
+
+// evidenceAsTable puts the store's evidence back in a table of its own, as
+// before migration 0006.
+func evidenceAsTable(t *testing.T, s *Store) {
+	t.Helper()
+	for _, q := range []string{
+		`CREATE TABLE evidence (
+			item       INTEGER NOT NULL REFERENCES items (rowid) ON DELETE CASCADE,
+			session    TEXT    NOT NULL,
+			position   INTEGER NOT NULL,
+			confidence REAL    NOT NULL,
+			ord        INTEGER NOT NULL,
+			PRIMARY KEY (item, session)
+		) WITHOUT ROWID`,
+		`INSERT INTO evidence SELECT i.rowid, e.value ->> 0, e.value ->> 1, e.value ->> 2, e.key
+			FROM items AS i, json_each(i.evidence) AS e`,
+		`ALTER TABLE items DROP COLUMN evidence`,
+		`PRAGMA user_version = 5`,
+	} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestEvidenceMigrate opens a store whose evidence is a table of its own
+// (before migration 0006): every item keeps its evidence, in order, with
+// the confidence each session brought, and forgetting a session still
+// works.
+func TestEvidenceMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fact := func(text, session string, conf float64) lore.Item {
+		return lore.Item{Text: text, Category: lore.CategoryFact, Confidence: conf, Evidence: []lore.Evidence{{Session: session, Position: len(session)}}}
+	}
+	odd := `codex:"quoted" <&> é`
+	for _, batch := range [][]lore.Item{
+		{fact("The API listens on port 8080", "s2", 0.4), fact("Staging deploys from the release branch", odd, 0.6)},
+		{fact("The API listens on port 8080", "s1", 0.7), fact("The cache is flushed nightly", "s1", 0.5)},
+		{fact("The API listens on port 8080", odd, 0.9), {Text: "Staging deploys from the release branch", Category: lore.CategoryFact, Confidence: 0.8}},
+	} {
+		if _, err := s.Add(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var before []lore.Item
+	all := func(s *Store) []lore.Item {
+		var items []lore.Item
+		if err := s.Items(ctx, lore.Filter{AnyStatus: true}, func(it lore.Item) error { items = append(items, it); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	before = all(s)
+	if len(before) != 3 || len(before[0].Evidence)+len(before[1].Evidence)+len(before[2].Evidence) != 5 {
+		t.Fatalf("before migrating: %+v", before)
+	}
+	evidenceAsTable(t, s)
+	s.Close()
+
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if after := all(s); !reflect.DeepEqual(after, before) {
+		t.Errorf("after migrating:\n%+v\nwant\n%+v", after, before)
+	}
+	// Each session brought its own confidence: forgetting one leaves the
+	// others' combination.
+	for _, session := range []string{"s1", odd} {
+		if _, err := s.ForgetSession(ctx, session); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := all(s)
+	var api lore.Item
+	for _, it := range after {
+		if strings.Contains(it.Text, "8080") {
+			api = it
+		}
+	}
+	if len(after) != 2 || len(api.Evidence) != 1 || api.Evidence[0].Session != "s2" || math.Abs(api.Confidence-0.4) > 1e-9 {
+		t.Errorf("after forgetting s1 and %q: %+v; want the port item with s2's evidence and 0.4, and the staging item given by hand", odd, after)
 	}
 }
