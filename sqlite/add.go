@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/dedup"
@@ -916,8 +917,13 @@ func evidenceJSON(ev []lore.Evidence, conf []float64) string {
 	return string(append(b, ']'))
 }
 
-// parseEvidence reads what evidenceJSON wrote (or migration 0006).
+// parseEvidence reads what evidenceJSON wrote (or migration 0006). Boot
+// and search read it for every item they load: the form those writers
+// give is read directly, anything else by encoding/json.
 func parseEvidence(s string) ([]lore.Evidence, []float64, error) {
+	if ev, conf, ok := parsePlainEvidence(s); ok {
+		return ev, conf, nil
+	}
 	var raw [][3]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &raw); err != nil {
 		return nil, nil, err
@@ -935,6 +941,57 @@ func parseEvidence(s string) ([]lore.Evidence, []float64, error) {
 		}
 	}
 	return ev, conf, nil
+}
+
+// parsePlainEvidence reads [["session",position,confidence],…] without
+// spaces, escapes or invalid UTF-8 in the sessions; ok is false for
+// anything else.
+func parsePlainEvidence(s string) (ev []lore.Evidence, conf []float64, ok bool) {
+	if len(s) < 2 || s[0] != '[' {
+		return nil, nil, false
+	}
+	for i := 1; ; {
+		if !strings.HasPrefix(s[i:], `["`) {
+			return nil, nil, false
+		}
+		i += 2
+		end := strings.IndexAny(s[i:], `"\`)
+		if end <= 0 || s[i+end] != '"' || i+end+1 >= len(s) || s[i+end+1] != ',' {
+			return nil, nil, false
+		}
+		session := s[i : i+end]
+		if !utf8.ValidString(session) {
+			return nil, nil, false // encoding/json makes it valid
+		}
+		i += end + 2
+		comma := strings.IndexByte(s[i:], ',')
+		if comma < 0 {
+			return nil, nil, false
+		}
+		pos, err := strconv.Atoi(s[i : i+comma])
+		if err != nil {
+			return nil, nil, false
+		}
+		i += comma + 1
+		close := strings.IndexByte(s[i:], ']')
+		if close < 0 {
+			return nil, nil, false
+		}
+		c, err := strconv.ParseFloat(s[i:i+close], 64)
+		if err != nil {
+			return nil, nil, false
+		}
+		i += close + 1
+		ev, conf = append(ev, lore.Evidence{Session: session, Position: pos}), append(conf, c)
+		switch {
+		case i == len(s)-1 && s[i] == ']':
+			return ev, conf, true
+		case i < len(s) && s[i] == ',':
+			i++
+		default:
+			return nil, nil, false
+		}
+	}
 }
 
 func jsonList(xs []string) string {
