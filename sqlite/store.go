@@ -156,13 +156,6 @@ func (s *Store) queryRow(ctx context.Context, query string, args []any, dest ...
 	return st.QueryRowContext(ctx, args...).Scan(dest...)
 }
 
-// preparing is the querier of query.
-type preparing struct{ s *Store }
-
-func (p preparing) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return p.s.query(ctx, query, args...)
-}
-
 // write runs fn in a write transaction, retrying while another process
 // holds the store.
 func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error { return s.w.Write(ctx, fn) }
