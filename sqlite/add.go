@@ -690,7 +690,7 @@ func (b *batch) write(ctx context.Context) error {
 	for _, r := range b.touched {
 		it := r.item
 		updates = append(updates, []any{r.rowid, it.Confidence, it.Manual, string(it.Status), len(it.Evidence),
-			micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it), jsonList(it.Related), evidenceJSON(it.Evidence, r.conf)})
+			micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it), jsonArray(it.Related), evidenceJSON(it.Evidence, r.conf)})
 		if !slices.Equal(it.Tags, r.storedTags) {
 			if err := b.retag(ctx, r); err != nil {
 				return err
@@ -718,7 +718,7 @@ func (b *batch) write(ctx context.Context) error {
 		r.rowid = last + 1 + int64(i)
 		rows[i] = []any{r.rowid, it.ID, it.Text, string(it.Category), it.Repo, it.Agent, it.Confidence, it.Manual,
 			string(it.Status), len(it.Evidence), micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it),
-			it.Signature, jsonList(it.Tags), jsonList(it.Related), evidenceJSON(it.Evidence, r.conf)}
+			it.Signature, jsonArray(it.Tags), jsonArray(it.Related), evidenceJSON(it.Evidence, r.conf)}
 		for _, k := range r.fingerprint().keys {
 			bands = append(bands, []any{k | r.rowid})
 		}
@@ -744,7 +744,7 @@ func (b *batch) write(ctx context.Context) error {
 
 // ftsRow is a row's entry in the full-text index.
 func ftsRow(r *row) []any {
-	return []any{r.rowid, r.item.Text, jsonList(r.item.Tags)}
+	return []any{r.rowid, r.item.Text, jsonArray(r.item.Tags)}
 }
 
 // chunkRows is the most rows one multi-row statement writes. Shorter runs
@@ -814,11 +814,11 @@ func expiresValue(it lore.Item) any {
 // retag writes a stored row's new tags, in the row and in the full-text
 // index.
 func (b *batch) retag(ctx context.Context, r *row) error {
-	if _, err := b.tx.ExecContext(ctx, `UPDATE items SET tags = ? WHERE rowid = ?`, jsonList(r.item.Tags), r.rowid); err != nil {
+	if _, err := b.tx.ExecContext(ctx, `UPDATE items SET tags = ? WHERE rowid = ?`, jsonArray(r.item.Tags), r.rowid); err != nil {
 		return err
 	}
 	if _, err := b.tx.ExecContext(ctx, `INSERT INTO items_fts (items_fts, rowid, text, tags) VALUES ('delete', ?, ?, ?)`,
-		r.rowid, r.item.Text, jsonList(r.storedTags)); err != nil {
+		r.rowid, r.item.Text, jsonArray(r.storedTags)); err != nil {
 		return err
 	}
 	return b.insertRows(ctx, `INSERT INTO items_fts (rowid, text, tags) VALUES `, [][]any{ftsRow(r)}, "")
@@ -992,12 +992,4 @@ func parsePlainEvidence(s string) (ev []lore.Evidence, conf []float64, ok bool) 
 			return nil, nil, false
 		}
 	}
-}
-
-func jsonList(xs []string) string {
-	if len(xs) == 0 {
-		return "[]"
-	}
-	bs, _ := json.Marshal(xs)
-	return string(bs)
 }

@@ -27,7 +27,7 @@ func (s *Store) Supersede(ctx context.Context, oldID, newID string) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE items SET related = ? WHERE rowid = ?`,
-			jsonList(appendNew(rows[0].item.Related, oldFull)), newRow); err != nil {
+			jsonArray(appendNew(rows[0].item.Related, oldFull)), newRow); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE items SET status = 'superseded' WHERE rowid = ?`, oldRow)

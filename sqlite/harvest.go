@@ -88,7 +88,7 @@ func (s *Store) RecordBoot(ctx context.Context, b lore.Boot) error {
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO boots (at, session, repo, agent, task, items, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			micros(at), b.Session, b.Repo, b.Agent, b.Task, jsonList(b.Items), b.Tokens)
+			micros(at), b.Session, b.Repo, b.Agent, b.Task, jsonArray(b.Items), b.Tokens)
 		return err
 	})
 }
