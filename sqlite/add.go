@@ -331,8 +331,14 @@ func scope(it lore.Item) string {
 	return string(it.Category) + "\x00" + it.Repo + "\x00" + it.Agent
 }
 
+// sameScope reports whether two items have the same category, repository
+// and agent, as scope would say without building two strings.
+func sameScope(a, b lore.Item) bool {
+	return a.Category == b.Category && a.Repo == b.Repo && a.Agent == b.Agent
+}
+
 func sameItem(r *row, it lore.Item, norm string) bool {
-	if r.item.Category != it.Category || r.item.Repo != it.Repo || r.item.Agent != it.Agent {
+	if !sameScope(r.item, it) {
 		return false
 	}
 	if r.item.Text == it.Text {
@@ -360,7 +366,7 @@ func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.Ad
 	bestSim := 0.0
 	for _, k := range fp.keys {
 		for _, c := range b.bands[k] {
-			if scope(c.item) != scope(it) {
+			if !sameScope(c.item, it) {
 				continue
 			}
 			if sim := dedup.Similarity(fp.Fingerprint, c.fingerprint().Fingerprint); sim >= dedup.Threshold && (sim > bestSim || sim == bestSim && c.order() < best.order()) {
@@ -467,7 +473,7 @@ func (b *batch) supersede(ctx context.Context, r *row) ([]string, error) {
 		olds = append(olds, s)
 	}
 	for _, n := range b.news {
-		if n != r && n.item.Signature == it.Signature && scope(n.item) == scope(it) {
+		if n != r && n.item.Signature == it.Signature && sameScope(n.item, it) {
 			olds = append(olds, n)
 		}
 	}
