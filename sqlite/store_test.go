@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -313,5 +314,50 @@ func TestEvidenceMigrate(t *testing.T) {
 	}
 	if len(after) != 2 || len(api.Evidence) != 1 || api.Evidence[0].Session != "s2" || math.Abs(api.Confidence-0.4) > 1e-9 {
 		t.Errorf("after forgetting s1 and %q: %+v; want the port item with s2's evidence and 0.4, and the staging item given by hand", odd, after)
+	}
+}
+
+// TestByKey looks up more keys than one statement binds, some stored and
+// some not: every stored one is found once, in the order of the keys, and
+// the NULLs that pad each list find nothing.
+func TestByKey(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, nil)
+	const stored = maxKeys + 300
+	var items []lore.Item
+	for i := range stored {
+		items = append(items, lore.Item{Text: fmt.Sprintf("Worker %d reads queue q%d", i, i), Category: lore.CategoryFact})
+	}
+	if _, err := s.Add(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	// No item has a negative rowid: the keys span three lists, the
+	// stored ones the last two.
+	var keys []int64
+	for r := int64(-stored); r <= stored; r++ {
+		if r != 0 {
+			keys = append(keys, r)
+		}
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		b := &batch{store: s, tx: tx}
+		rows, err := b.rowsByKey(ctx, `i.rowid = k.value`, anys(keys))
+		if err != nil {
+			return err
+		}
+		var want int64 = 1
+		for _, r := range rows {
+			if r.rowid != want || r.item.Text != fmt.Sprintf("Worker %d reads queue q%d", want-1, want-1) {
+				t.Fatalf("row %d (%q), want %d", r.rowid, r.item.Text, want)
+			}
+			want++
+		}
+		if n := len(rows); n != stored {
+			t.Errorf("%d rows for %d keys, want %d", n, len(keys), stored)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
