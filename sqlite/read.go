@@ -507,7 +507,7 @@ const matchSource = `SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items
 // those source gives, best (lowest score) first, with their evidence.
 func (s *Store) topHits(ctx context.Context, fs []lore.Filter, source string, sourceArgs []any, limits []int) ([][]lore.Hit, error) {
 	query, args := s.searchSQL(fs, source, sourceArgs, limits)
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -627,7 +627,7 @@ func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item
 		return nil, nil
 	}
 	cond, args := s.where(f)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+bestColumns+` FROM items i WHERE `+cond+
+	rows, err := s.query(ctx, `SELECT `+bestColumns+` FROM items i WHERE `+cond+
 		` ORDER BY i.confidence DESC, i.rowid DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
@@ -648,7 +648,7 @@ func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item
 func (s *Store) Count(ctx context.Context, f lore.Filter) (int, error) {
 	cond, args := s.where(f)
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM items i WHERE `+cond, args...).Scan(&n)
+	err := s.queryRow(ctx, `SELECT count(*) FROM items i WHERE `+cond, args, &n)
 	return n, err
 }
 

@@ -119,12 +119,21 @@ func (s *Store) migrate(ctx context.Context) error {
 	return s.w.Migrate(ctx, files, nil)
 }
 
-// prepared returns the statement of query, preparing it once per store.
+// maxPrepared is how many query texts a store keeps prepared. Queries
+// come in a few shapes (by which filters are set), but a store must not
+// grow without bound if some caller's do not.
+const maxPrepared = 512
+
+// prepared returns the statement of query, preparing it once per store;
+// nil once maxPrepared texts are.
 func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, ok := s.stmts[query]; ok {
 		return st, nil
+	}
+	if len(s.stmts) >= maxPrepared {
+		return nil, nil
 	}
 	st, err := s.db.PrepareContext(ctx, query)
 	if err != nil {
@@ -144,6 +153,9 @@ func (s *Store) query(ctx context.Context, query string, args ...any) (*sql.Rows
 	if err != nil {
 		return nil, err
 	}
+	if st == nil {
+		return s.db.QueryContext(ctx, query, args...)
+	}
 	return st.QueryContext(ctx, args...)
 }
 
@@ -152,6 +164,9 @@ func (s *Store) queryRow(ctx context.Context, query string, args []any, dest ...
 	st, err := s.prepared(ctx, query)
 	if err != nil {
 		return err
+	}
+	if st == nil {
+		return s.db.QueryRowContext(ctx, query, args...).Scan(dest...)
 	}
 	return st.QueryRowContext(ctx, args...).Scan(dest...)
 }
