@@ -361,3 +361,29 @@ func TestByKey(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPreparedBound fills the store's prepared statements to their
+// bound: queries of new texts still run, and are not kept.
+func TestPreparedBound(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, nil)
+	if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := len(s.stmts); i < maxPrepared; i++ {
+		if _, err := s.prepared(ctx, fmt.Sprintf("SELECT %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := s.Count(ctx, lore.Filter{Category: lore.CategoryFact})
+	if err != nil || n != 1 {
+		t.Fatalf("Count with the statements full: %d, %v; want 1", n, err)
+	}
+	best, err := s.Best(ctx, lore.Filter{}, 5)
+	if err != nil || len(best) != 1 {
+		t.Fatalf("Best with the statements full: %d items, %v; want 1", len(best), err)
+	}
+	if len(s.stmts) != maxPrepared {
+		t.Errorf("%d statements kept, want %d", len(s.stmts), maxPrepared)
+	}
+}
