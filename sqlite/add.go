@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -661,6 +660,15 @@ func (b *batch) rowsByKey(ctx context.Context, on string, keys []any) ([]*row, e
 	return out, err
 }
 
+// columnRows makes rows of one value each, for insertRows.
+func columnRows(vals []any) [][]any {
+	rows := make([][]any, len(vals))
+	for i := range vals {
+		rows[i] = vals[i : i+1 : i+1]
+	}
+	return rows
+}
+
 func anys[T any](xs []T) []any {
 	out := make([]any, len(xs))
 	for i, x := range xs {
@@ -680,7 +688,7 @@ func rebuildBands(ctx context.Context, tx *sql.Tx) error {
 		if err != nil {
 			return err
 		}
-		var bands [][]any
+		var bands []int64
 		n := 0
 		for rows.Next() {
 			var it lore.Item
@@ -694,7 +702,7 @@ func rebuildBands(ctx context.Context, tx *sql.Tx) error {
 				return fmt.Errorf("the store holds more than %d items, more than its near-duplicate index can", bandItem)
 			}
 			for _, k := range newFingerprint(it).keys {
-				bands = append(bands, []any{k | after})
+				bands = append(bands, k|after)
 			}
 			n++
 		}
@@ -702,13 +710,10 @@ func rebuildBands(ctx context.Context, tx *sql.Tx) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		slices.SortFunc(bands, func(x, y []any) int { return cmp.Compare(x[0].(int64), y[0].(int64)) })
+		slices.Sort(bands)
 		for len(bands) > 0 {
 			chunk := bands[:min(len(bands), chunkRows)]
-			args := make([]any, 0, len(chunk))
-			for _, b := range chunk {
-				args = append(args, b...)
-			}
+			args := anys(chunk)
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO bands (band) VALUES `+
 				strings.TrimSuffix(strings.Repeat("(?), ", len(chunk)), ", "), args...); err != nil {
 				return err
@@ -751,7 +756,8 @@ func jsonArray[T any](xs []T) string {
 // transaction back (OR ROLLBACK), and band keys already present are
 // skipped.
 func (b *batch) write(ctx context.Context) error {
-	var updates, bands [][]any
+	var updates [][]any
+	var bands []int64
 	for _, r := range b.touched {
 		it := r.item
 		updates = append(updates, []any{r.rowid, it.Confidence, it.Manual, string(it.Status), len(it.Evidence),
@@ -785,7 +791,7 @@ func (b *batch) write(ctx context.Context) error {
 			string(it.Status), len(it.Evidence), micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it),
 			it.Signature, jsonArray(it.Tags), jsonArray(it.Related), evidenceJSON(it.Evidence, r.conf)}
 		for _, k := range r.fingerprint().keys {
-			bands = append(bands, []any{k | r.rowid})
+			bands = append(bands, k|r.rowid)
 		}
 	}
 	err = b.insertRows(ctx, `INSERT OR ROLLBACK INTO items (rowid, id, text, category, repo, agent, confidence,
@@ -795,8 +801,8 @@ func (b *batch) write(ctx context.Context) error {
 		return err
 	}
 	// Keys in order touch each page of the table once.
-	slices.SortFunc(bands, func(x, y []any) int { return cmp.Compare(x[0].(int64), y[0].(int64)) })
-	if err := b.insertRows(ctx, `INSERT OR IGNORE INTO bands (band) VALUES `, bands, ""); err != nil {
+	slices.Sort(bands)
+	if err := b.insertRows(ctx, `INSERT OR IGNORE INTO bands (band) VALUES `, columnRows(anys(bands)), ""); err != nil {
 		return err
 	}
 	// The new rows are indexed by one statement: FTS5 writes its pending
