@@ -48,6 +48,11 @@ func Restore(ctx context.Context, path, archivePath string, ids []string) (Resto
 	if _, err := os.Stat(archivePath); errors.Is(err, fs.ErrNotExist) {
 		return res, fmt.Errorf("no archive at %s: nothing was archived from %s there (--archive names another)", archivePath, path)
 	}
+	lock, err := lockArchive(archivePath)
+	if err != nil {
+		return res, fmt.Errorf("restore: %w", err)
+	}
+	defer lock.unlock()
 	db, w, err := openWrite(ctx, path)
 	if err != nil {
 		return res, err

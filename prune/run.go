@@ -140,6 +140,13 @@ func Run(ctx context.Context, path string, o Options) (Result, error) {
 		r.Phases = append(r.Phases, Phase{Name: name, Seconds: time.Since(t).Seconds()})
 	}
 
+	if !o.DryRun {
+		lock, err := lockArchive(o.Archive)
+		if err != nil {
+			return r, fmt.Errorf("prune %s: %w", path, err)
+		}
+		defer lock.unlock()
+	}
 	var (
 		db  *sql.DB
 		w   *sqlitex.Writer

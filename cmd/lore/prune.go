@@ -64,7 +64,9 @@ session and message in ~/.hermes/state.db, and sessions the agent never closed
      --no-vacuum.
 
 A prune cut off at any moment leaves a sound database with every message in
-it or in the archive; the next run finishes the job. --dry-run changes
+it or in the archive; the next run finishes the job. One prune or restore at
+a time uses an archive (a lock file beside it, which the system releases when
+the process ends): another is refused, naming the one running. --dry-run changes
 nothing and reports the age distribution, the leaked sessions, what would be
 archived and about how many bytes it would save.
 
