@@ -494,14 +494,21 @@ func (s *Store) search(ctx context.Context, fs []lore.Filter, match string, from
 
 // searchTop is search over the cap best matches (all when cap < 0).
 func (s *Store) searchTop(ctx context.Context, fs []lore.Filter, match string, from int64, limits []int, cap int) ([][]lore.Hit, error) {
-	return s.topHits(ctx, fs, matchSource, []any{match, from, cap}, limits)
+	return s.topHits(ctx, fs, matchSource(cap), []any{match, from}, limits)
 }
 
 // matchSource is the best matches of a full-text query from a rowid on,
-// at most a number of them (all when it is negative), as searchSQL's
-// source.
-const matchSource = `SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
-	WHERE items_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?`
+// at most cap of them (all when it is negative), as searchSQL's source.
+func matchSource(cap int) string {
+	return `SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
+	WHERE items_fts MATCH ? AND rowid >= ? ORDER BY score ` + limit(cap)
+}
+
+// limit is a LIMIT clause of n rows. The number is written out, not
+// bound: SQLite plans a LIMIT by the value bound to it, so a statement
+// whose bound LIMIT changes is prepared again at its next run, and a
+// prepared statement would save nothing (a fifth of Best was this).
+func limit(n int) string { return "LIMIT " + strconv.Itoa(n) }
 
 // topHits returns, for each filter, the best limits[i] items it selects of
 // those source gives, best (lowest score) first, with their evidence.
@@ -582,8 +589,7 @@ func (s *Store) searchSQL(fs []lore.Filter, source string, sourceArgs []any, lim
 	if len(fs) == 1 {
 		// One filter: SQLite keeps only the best while it sorts. With
 		// several, the rows of one may all come before another's.
-		query += ` LIMIT ?`
-		args = append(args, limits[0])
+		query += ` ` + limit(limits[0])
 	}
 	return query, args
 }
@@ -622,18 +628,18 @@ func (s *Store) Items(ctx context.Context, f lore.Filter, fn func(lore.Item) err
 // Best returns the limit items f selects that are most confident, then
 // most recently added, without their evidence. Both orders are the scope
 // index's (items_scope, read backwards), so a read stops at its limit.
-func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item, error) {
-	if limit <= 0 {
+func (s *Store) Best(ctx context.Context, f lore.Filter, n int) ([]lore.Item, error) {
+	if n <= 0 {
 		return nil, nil
 	}
 	cond, args := s.where(f)
 	rows, err := s.query(ctx, `SELECT `+bestColumns+` FROM items i WHERE `+cond+
-		` ORDER BY i.confidence DESC, i.rowid DESC LIMIT ?`, append(args, limit)...)
+		` ORDER BY i.confidence DESC, i.rowid DESC `+limit(n), args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := make([]lore.Item, 0, min(limit, 256)) // an item is large: growing the slice costs
+	items := make([]lore.Item, 0, min(n, 256)) // an item is large: growing the slice costs
 	for rows.Next() {
 		st, err := scanRow(rows)
 		if err != nil {

@@ -116,7 +116,7 @@ func TestBoundedSearch(t *testing.T) {
 		}
 		// A search reads the matches first and looks their items up, rather
 		// than reading every item of the scope (all the global ones).
-		query, args := s.searchSQL([]lore.Filter{f}, matchSource, []any{`"deploy"`, 0, -1}, []int{10})
+		query, args := s.searchSQL([]lore.Filter{f}, matchSource(-1), []any{`"deploy"`, 0}, []int{10})
 		if p := plan(query, args...); !strings.Contains(p, "SCAN f; SEARCH i USING INTEGER PRIMARY KEY") {
 			t.Errorf("search %+v: %s; want the matches to lead", f, p)
 		}
