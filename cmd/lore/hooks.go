@@ -108,14 +108,15 @@ func newHooksInstallCmd(ios *iostreams.IOStreams, runF func(context.Context, *ho
 		Use:   "install claude",
 		Short: "Add lore's hooks to Claude Code's settings",
 		Long: `Add two hooks to Claude Code's settings, calling this lore binary by its
-absolute path:
+absolute path (with --project, by the name lore, for each user's PATH to find:
+a project's settings are shared with everyone who clones it):
   SessionStart  lore boot --format claude-hook   hands the new session what
                                                   earlier sessions learned
   SessionEnd    lore harvest --from-hook         harvests the finished session
 
 Installing again changes nothing; installing after lore moved replaces lore's
-old hooks. A lore run with go run is refused: its binary is deleted when it
-exits, so install lore with go install first.
+old hooks. A lore run with go run is refused for your own settings: its binary
+is deleted when it exits, so install lore with go install first.
 
 ` + hooksFileHelp + `
 
@@ -186,12 +187,20 @@ func hooksRun(ctx context.Context, opts *hooksOptions) error {
 		if err != nil {
 			return fmt.Errorf("find the lore binary: %w", err)
 		}
-		if err := checkInstalled(exe); err != nil {
+		name := shellQuote(exe)
+		if opts.Project {
+			// The project's settings are shared with everyone who clones
+			// it: its hooks name lore, for each user's PATH to find.
+			name = "lore"
+			if note := projectLoreNote(opts.Env, exe); note != "" {
+				fmt.Fprintf(opts.IO.ErrOut, "note: %s\n", note)
+			}
+		} else if err := checkInstalled(exe); err != nil {
 			return err
 		}
 		commands = map[string]string{}
 		for _, h := range claudeHooks {
-			commands[h.Event] = shellQuote(exe) + " " + h.Args
+			commands[h.Event] = name + " " + h.Args
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -338,6 +347,42 @@ func projectRoot(dir string) string {
 
 // checkInstalled refuses a binary that go run built: it is deleted when
 // that run ends, and the hooks would call nothing.
+// projectLoreNote says what is wrong when this user's PATH would not run
+// exe as lore: a project's hooks call lore by name.
+func projectLoreNote(env transcript.Env, exe string) string {
+	found := lookLore(env)
+	if found == "" {
+		return "the project's hooks call lore by name, and PATH has no lore: install it where PATH finds it (go install github.com/lorehq/lore/cmd/lore@latest)"
+	}
+	a, errA := os.Stat(found)
+	b, errB := os.Stat(exe)
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		return fmt.Sprintf("the project's hooks call lore by name, which PATH finds at %s, not this lore (%s)", found, exe)
+	}
+	return ""
+}
+
+// lookLore is the lore PATH finds, or "".
+func lookLore(env transcript.Env) string {
+	if env.Getenv == nil {
+		return ""
+	}
+	name := "lore"
+	if env.GOOS == "windows" {
+		name += ".exe"
+	}
+	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (env.GOOS == "windows" || fi.Mode()&0o111 != 0) {
+			return p
+		}
+	}
+	return ""
+}
+
 func checkInstalled(exe string) error {
 	if isTemporaryBuild(exe) {
 		return fmt.Errorf("lore runs from a temporary build (%s) that hooks cannot call; install it first with `go install github.com/lorehq/lore/cmd/lore@latest` (or `go install ./cmd/lore` in a checkout) and run that lore", exe)

@@ -466,3 +466,48 @@ func FuzzHooksSettings(f *testing.F) {
 		}
 	})
 }
+
+// TestHooksProjectByName installs into a project's settings, which are
+// shared with everyone who clones it: the hooks call lore by name, and
+// the user hears when their own PATH would not run this lore.
+func TestHooksProjectByName(t *testing.T) {
+	env := hooksEnv(t)
+	os.MkdirAll(filepath.Join(env.Home, ".git"), 0o755)
+	bin, other := filepath.Join(env.Home, "bin"), filepath.Join(env.Home, "other")
+	for _, d := range []string{bin, other} {
+		os.MkdirAll(d, 0o755)
+		if err := os.WriteFile(filepath.Join(d, "lore"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe := filepath.Join(bin, "lore")
+	for _, tt := range []struct {
+		path, note string // note: what stderr must say, "" for nothing
+	}{
+		{"", "PATH has no lore"},
+		{other + string(filepath.ListSeparator) + bin, "PATH finds at " + filepath.Join(other, "lore")},
+		{bin + string(filepath.ListSeparator) + other, ""},
+	} {
+		env.Getenv = func(k string) string {
+			if k == "PATH" {
+				return tt.path
+			}
+			return ""
+		}
+		r := runHooks(t, env, exe, "hooks", "install", "claude", "--project", "--json", "--dry-run")
+		rep := hooksJSON(t, r)
+		for _, h := range rep.Hooks {
+			if !strings.HasPrefix(h.Command, "lore ") {
+				t.Errorf("PATH %q: %s hook %q, want lore by name", tt.path, h.Event, h.Command)
+			}
+		}
+		if tt.note == "" && r.err != "" || tt.note != "" && !strings.Contains(r.err, tt.note) {
+			t.Errorf("PATH %q: stderr %q, want %q", tt.path, r.err, tt.note)
+		}
+	}
+	// A user's own settings still name this binary by its path.
+	rep := hooksJSON(t, runHooks(t, env, testLore, "hooks", "install", "claude", "--json", "--dry-run"))
+	if len(rep.Hooks) == 0 || !strings.HasPrefix(rep.Hooks[0].Command, testLore+" ") {
+		t.Errorf("user settings: %+v, want %s", rep.Hooks, testLore)
+	}
+}
