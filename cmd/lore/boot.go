@@ -62,7 +62,9 @@ budget, items: [{id, text, category, repo, confidence, score}]}; claude-hook pri
 Claude Code's SessionStart hook answer, reading the hook's JSON (session_id, cwd)
 from standard input. As a hook, boot fails open: any error, wrong flags included,
 or more than 2 s, gives an empty context and exit 0. With nothing to hand out,
-the context is a short header saying lore has no notes for this scope yet.
+the context is a short header saying lore has no notes for this scope yet. When
+the budget holds no context at all, md prints nothing and says so on standard
+error.
 
 ` + storeHelp,
 		Example: `  lore boot --cwd .
@@ -163,6 +165,12 @@ func bootRun(ctx context.Context, opts *bootOptions) error {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(c)
+	}
+	if c.Text == "" {
+		// Nothing fits: say so where a person reads it, and print nothing
+		// that an agent would take for a context.
+		fmt.Fprintf(opts.IO.ErrOut, "note: no context fits in %d tokens (its header and one note at the least): raise --budget\n", c.Budget)
+		return nil
 	}
 	_, err = io.WriteString(opts.IO.Out, c.Text)
 	return err

@@ -324,3 +324,18 @@ func TestBootCwdRelative(t *testing.T) {
 		t.Errorf("boot records: %+v", bs)
 	}
 }
+
+// TestBootBudgetTooSmall asks for a context in fewer tokens than its
+// header: nothing on standard output, and a note saying why on standard
+// error.
+func TestBootBudgetTooSmall(t *testing.T) {
+	store := bootStore(t)
+	r := runLore(t, "", "boot", "--store", store, "--repo", "acme/api", "--budget", "20")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.err, "no context fits in 20 tokens") {
+		t.Errorf("budget 20: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.err)
+	}
+	r = runLore(t, "", "boot", "--store", store, "--repo", "acme/api", "--budget", "2000")
+	if r.code != 0 || !strings.Contains(r.stdout, "HTTP 405") || r.err != "" {
+		t.Errorf("budget 2000: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.err)
+	}
+}
