@@ -33,7 +33,7 @@ func openWrite(ctx context.Context, path string) (*sql.DB, *sqlitex.Writer, erro
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.Itoa(int(WriteBusyTimeout/time.Millisecond)))
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+sqlitex.EscapePath(abs)+"?"+q.Encode())
+	db, err := sql.Open("sqlite", sqlitex.URI(abs, q))
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -63,7 +63,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Add("_pragma", "cache_size(-65536)")
 	q.Add("_pragma", "wal_autocheckpoint(16384)")
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	db, err := sql.Open("sqlite", sqlitex.URI(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -385,5 +386,34 @@ func TestPreparedBound(t *testing.T) {
 	}
 	if len(s.stmts) != maxPrepared {
 		t.Errorf("%d statements kept, want %d", len(s.stmts), maxPrepared)
+	}
+}
+
+// TestOddPaths opens stores in folders whose names a URI would take
+// apart: each store is the file at its path, and keeps what was added.
+func TestOddPaths(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"a b", "100%", "q?x=1", "h#y", "é"} {
+		path := filepath.Join(t.TempDir(), name, "lore.db")
+		s, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact}}); err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		s.Close()
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("%q: the store is not at its path: %v", name, err)
+		}
+		s, err = Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatalf("%q: reopen: %v", name, err)
+		}
+		n, err := s.Count(ctx, lore.Filter{})
+		s.Close()
+		if err != nil || n != 1 {
+			t.Errorf("%q: %d items after reopening (%v), want 1", name, n, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,11 @@ func ReadOnlyURI(abs string, hdr []byte, busy time.Duration) (uri string, immuta
 // locks, no WAL.
 func ImmutableURI(abs string) string {
 	return "file:" + EscapePath(abs) + "?mode=ro&immutable=1&_pragma=query_only(1)"
+}
+
+// URI opens the database at path with the driver's parameters q.
+func URI(path string, q url.Values) string {
+	return "file:" + EscapePath(path) + "?" + q.Encode()
 }
 
 // EscapePath makes a path safe inside a file: URI, where ?, # and % have

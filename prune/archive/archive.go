@@ -93,7 +93,7 @@ func open(ctx context.Context, path string) (*Archive, error) {
 	// here, so a commit must survive a power cut: FULL syncs the WAL on
 	// every commit.
 	q.Set("_synchronous", "FULL")
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	db, err := sql.Open("sqlite", sqlitex.URI(path, q))
 	if err != nil {
 		return nil, err
 	}
