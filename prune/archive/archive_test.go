@@ -470,3 +470,32 @@ func TestSource(t *testing.T) {
 		t.Errorf("format %q", format)
 	}
 }
+
+// TestOddPaths keeps archives in folders whose names a URI would take
+// apart: each is the file at its path, and gives back what was put.
+func TestOddPaths(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"a b", "100%", "q?x=1", "h#y"} {
+		path := filepath.Join(t.TempDir(), name, "state-archive.db")
+		a, err := Create(ctx, path)
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if err := a.Put(ctx, []Session{edgeSession()}); err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		a.Close()
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("%q: the archive is not at its path: %v", name, err)
+		}
+		a, err = Open(ctx, path)
+		if err != nil {
+			t.Fatalf("%q: reopen: %v", name, err)
+		}
+		s, err := a.Get(ctx, edgeSession().ID)
+		a.Close()
+		if err != nil || s.ID != edgeSession().ID {
+			t.Errorf("%q: got %q, %v", name, s.ID, err)
+		}
+	}
+}
