@@ -11,8 +11,8 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// TestIntegrityReportsRealDamage damages an FTS5 index while no one else
-// writes: the check reports it at once, rather than running again.
+// TestIntegrityReportsRealDamage damages an FTS5 index behind its back:
+// reading every FTS table first must not hide damage that is there.
 func TestIntegrityReportsRealDamage(t *testing.T) {
 	ctx := context.Background()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "x.db"))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lorehq/lore/internal/sqlitex"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
 
@@ -175,7 +175,7 @@ func Write(ctx context.Context, path string, o Options) (Summary, error) {
 
 func create(ctx context.Context, path string, o Options) (Summary, error) {
 	p := plan(o)
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+
+	db, err := sql.Open("sqlite", "file:"+sqlitex.EscapePath(path)+
 		"?_pragma=foreign_keys(1)&_pragma=synchronous(OFF)&_pragma=journal_mode(OFF)&_pragma=cache_size(-131072)&_pragma=temp_store(MEMORY)")
 	if err != nil {
 		return Summary{}, err
