@@ -150,7 +150,9 @@ func tokenize(toks []token, s string) []token {
 // prepass replaces the parts that may hold separators: URLs, quoted
 // values, UUIDs and timestamps.
 func prepass(s string) string {
-	if !strings.ContainsAny(s, "'\"`:-@\xe2") {
+	// ‘ and “ both start with the byte 0xe2; ContainsAny takes its
+	// argument as runes, so the byte is looked for on its own.
+	if !strings.ContainsAny(s, "'\"`:-@") && strings.IndexByte(s, 0xe2) < 0 {
 		return s // nothing it replaces can be there
 	}
 	var b strings.Builder

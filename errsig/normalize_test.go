@@ -33,10 +33,19 @@ func TestNormalize(t *testing.T) {
 		{"the user's files aren't there", "the user's files aren't there"},
 		{"old_str `case TK_MATCH_CAPTURE:", "old_str <q>"},
 		{"  spaced\tout  ", "spaced out"},
+		{"cannot open “x y”", "cannot open <q>"},
+		{"cannot open ‘x y’", "cannot open <q>"},
 	} {
 		if got := Normalize(c.in); got != c.want {
 			t.Errorf("Normalize(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
+	}
+}
+
+// Curly and straight quotes hold the same value: one signature.
+func TestNormalizeCurlyQuotes(t *testing.T) {
+	if a, b := Normalize("cannot open “x y”"), Normalize(`cannot open "x y"`); a != b {
+		t.Errorf("curly %q, straight %q", a, b)
 	}
 }
 

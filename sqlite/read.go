@@ -520,7 +520,6 @@ func (s *Store) topHits(ctx context.Context, fs []lore.Filter, source string, so
 	}
 	var (
 		loaded   []lore.Hit
-		rowids   []int64
 		picked   = make([][]int, len(fs)) // of each filter, the hits in loaded
 		inFilter = make([]bool, len(fs))
 	)
@@ -540,7 +539,6 @@ func (s *Store) topHits(ctx context.Context, fs []lore.Filter, source string, so
 			return nil, err
 		}
 		loaded = append(loaded, lore.Hit{Item: st.item, Score: -score})
-		rowids = append(rowids, st.rowid)
 		for i, in := range inFilter {
 			if in && len(picked[i]) < limits[i] {
 				if picked[i] = append(picked[i], len(loaded)-1); len(picked[i]) == limits[i] {

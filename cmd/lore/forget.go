@@ -69,7 +69,7 @@ func forgetRun(ctx context.Context, opts *forgetOptions) error {
 		return err
 	}
 	defer s.Close()
-	report := map[string]any{}
+	var report map[string]any
 	if opts.Session != "" {
 		res, err := s.ForgetSession(ctx, opts.Session)
 		if err != nil {

@@ -261,7 +261,7 @@ func TestRowThroughSQLite(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := Row(values)
-	columns, args, err := in.Bind([]Column{})
+	columns, _, err := in.Bind([]Column{})
 	if err == nil {
 		t.Fatalf("Bind into a table without the columns: %v", columns)
 	}
@@ -269,7 +269,7 @@ func TestRowThroughSQLite(t *testing.T) {
 	for i, n := range names {
 		target[i] = Column{Name: n}
 	}
-	columns, args, err = in.Bind(target)
+	columns, args, err := in.Bind(target)
 	if err != nil {
 		t.Fatal(err)
 	}
