@@ -15,6 +15,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/synth"
+	"github.com/lorehq/lore/internal/testenv"
 	"github.com/lorehq/lore/sqlite"
 )
 
@@ -60,9 +61,7 @@ func storedState(t *testing.T, path string) map[string]string {
 // TestHarvestKilled kills lore harvest at random moments, runs it again
 // to the end, and expects the store a run never killed leaves.
 func TestHarvestKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds lore and runs it many times")
-	}
+	testenv.SkipUnlessSlow(t, "builds lore and kills it sixty times")
 	bin := buildLore(t)
 	corpus := t.TempDir()
 	if _, err := synth.Write(corpus, synth.Options{Format: "claude-code", Bytes: 6 << 20, Seed: 3}); err != nil {

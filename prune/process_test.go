@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lorehq/lore/internal/testenv"
 	"github.com/lorehq/lore/prune"
 	"github.com/lorehq/lore/prune/archive"
 	"github.com/lorehq/lore/prune/hermesdb"
@@ -123,9 +124,7 @@ func agent(path, stop string) int {
 // error, everything it wrote is there afterwards, and the database is
 // sound. The VACUUM is skipped, since the agent wrote meanwhile.
 func TestPruneWhileAgentWrites(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts another process")
-	}
+	testenv.SkipUnlessSlow(t, "prunes while another process writes")
 	path, _ := generate(t, hermesdb.Options{Version: 11, Sessions: 400, MessagesPerSession: 12, Leaked: 0.7, Parents: 0.1, Seed: 5, ContentScale: 0.5})
 	stop := filepath.Join(t.TempDir(), "stop")
 	cmd := osexec.Command(os.Args[0], "-test.run=^$")
@@ -197,9 +196,7 @@ func TestPruneWhileAgentWrites(t *testing.T) {
 // archive; a last run finishes the job: every old session in the archive
 // and none in both places.
 func TestPruneKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts other processes")
-	}
+	testenv.SkipUnlessSlow(t, "kills prunes at random moments")
 	path, _ := generate(t, hermesdb.Options{Version: 2, Sessions: 300, MessagesPerSession: 12, Leaked: 0.7, Parents: 0.15, Seed: 9, ContentScale: 1})
 	before := take(t, path)
 	run := func(kill time.Duration) (killed bool, err error) {
