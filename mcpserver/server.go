@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/harvest"
 	"github.com/lorehq/lore/internal/redact"
 )
 
@@ -290,7 +289,7 @@ func (h *handlers) record(ctx context.Context, _ *mcp.CallToolRequest, in Record
 	}
 	// The same refusal harvest applies: what an agent records is handed
 	// to later sessions, so it must not become a way to give them orders.
-	if harvest.Instruction(in.Text) {
+	if lore.Instruction(in.Text) {
 		return nil, out, errors.New("refused: the text reads as an instruction aimed at an agent (overriding its instructions, " +
 			"changing its role, hiding things from its user or sending data away); record knowledge about the project or tool instead")
 	}
