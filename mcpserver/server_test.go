@@ -266,7 +266,7 @@ func TestMCPBootContext(t *testing.T) {
 	st, ids := openStore(t)
 	var got mcpserver.BootRequest
 	// A stand-in for boot.Build: every active item in scope, as notes.
-	fake := func(ctx context.Context, st lore.Store, r mcpserver.BootRequest) (mcpserver.BootContext, error) {
+	fake := func(ctx context.Context, r mcpserver.BootRequest) (mcpserver.BootContext, error) {
 		got = r
 		if r.Task == "fail" {
 			return mcpserver.BootContext{}, errors.New("tokenizer missing")
