@@ -104,6 +104,13 @@ func budgetOf(opts Options) int {
 	return DefaultBudget
 }
 
+// store is what Build reads: each scope's best matches for the task and
+// its most confident items.
+type store interface {
+	Searches(ctx context.Context, qs []lore.Query) ([][]lore.Hit, error)
+	Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item, error)
+}
+
 // Build picks the active items most worth knowing and renders them within
 // the budget.
 //
@@ -115,7 +122,7 @@ func budgetOf(opts Options) int {
 // items are added best first while the whole context fits the budget,
 // counted with the real tokenizer. An empty store, or one with nothing
 // for this session, gives EmptyText.
-func Build(ctx context.Context, st lore.Store, opts Options) (Context, error) {
+func Build(ctx context.Context, st store, opts Options) (Context, error) {
 	budget := budgetOf(opts)
 	minConf := opts.MinConfidence
 	if minConf == 0 {
@@ -225,7 +232,7 @@ type candidate struct {
 // with their bm25 scores: the scores of one text's searches compare, so an
 // item matching the task as well as another is as relevant, whatever its
 // scope.
-func candidates(ctx context.Context, st lore.Store, opts Options) ([]*candidate, error) {
+func candidates(ctx context.Context, st store, opts Options) ([]*candidate, error) {
 	var scopes []lore.Filter
 	if opts.Repo != "" {
 		scopes = append(scopes, lore.Filter{Repo: opts.Repo})

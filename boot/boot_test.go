@@ -14,12 +14,15 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/memstore"
 	"github.com/lorehq/lore/internal/tokens"
 	"github.com/lorehq/lore/sqlite"
 )
 
 var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
+// newStore returns a SQLite store holding items, for tests of what boot
+// does with the store's search: bm25 scores, its bounds, its statuses.
 func newStore(t *testing.T, items ...lore.Item) lore.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "lore.db"), sqlite.Options{Now: func() time.Time { return now }})
@@ -27,6 +30,28 @@ func newStore(t *testing.T, items ...lore.Item) lore.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	if _, err := st.Add(context.Background(), withDefaults(items)); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// newMemStore returns a store in memory holding items, for tests of what
+// boot does with whatever a store gives it: scope, order, near-duplicates,
+// budget.
+func newMemStore(t *testing.T, items ...lore.Item) *memstore.Store {
+	t.Helper()
+	st := memstore.New()
+	st.Now = func() time.Time { return now }
+	if _, err := st.Add(context.Background(), withDefaults(items)); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// withDefaults makes items confident and confirmed the day before now,
+// unless they say otherwise.
+func withDefaults(items []lore.Item) []lore.Item {
 	for i := range items {
 		if items[i].Confidence == 0 {
 			items[i].Confidence = 0.8
@@ -36,10 +61,7 @@ func newStore(t *testing.T, items ...lore.Item) lore.Store {
 			items[i].FirstSeen = items[i].LastConfirmed
 		}
 	}
-	if _, err := st.Add(context.Background(), items); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return items
 }
 
 // elsewhere is n notes of another repository: they never appear in an
@@ -63,7 +85,7 @@ func texts(c Context) []string {
 }
 
 func TestScopeAndOrder(t *testing.T) {
-	st := newStore(t,
+	st := newMemStore(t,
 		lore.Item{Text: "Pushing to main fails with HTTP 405; open a pull request.", Category: lore.CategoryPitfall, Repo: "acme/api"},
 		lore.Item{Text: "`make test` runs the tests.", Category: lore.CategoryFact, Repo: "acme/api"},
 		lore.Item{Text: "The Edit tool fails until the file is read.", Category: lore.CategoryToolQuirk, Agent: "claude-code"},
@@ -112,7 +134,7 @@ func TestTaskRelevance(t *testing.T) {
 }
 
 func TestNearDuplicatesDropped(t *testing.T) {
-	st := newStore(t,
+	st := newMemStore(t,
 		lore.Item{Text: "Pushing to main fails with HTTP 405 because of branch protection.", Category: lore.CategoryPitfall, Repo: "acme/api"},
 		lore.Item{Text: "Pushing to main fails with HTTP 405 because of branch protection.", Category: lore.CategoryPitfall},
 	)
@@ -142,7 +164,7 @@ func TestBudgetNeverExceeded(t *testing.T) {
 		items = append(items, lore.Item{Text: b.String(), Category: lore.Categories[r.IntN(len(lore.Categories))],
 			Repo: []string{"", "acme/api"}[r.IntN(2)], Confidence: 0.7 + 0.29*r.Float64()})
 	}
-	st := newStore(t, items...)
+	st := newMemStore(t, items...)
 	for _, tok := range []string{"o200k", "cl100k"} {
 		codec, _ := tokens.Get(tok)
 		for _, budget := range []int{1, 60, 70, 100, 333, 2000, 5000} {
@@ -167,7 +189,7 @@ func TestBudgetNeverExceeded(t *testing.T) {
 // saying lore has no notes yet, its tokens counted, in valid JSON; with a
 // budget too small even for that, nothing.
 func TestEmptyStore(t *testing.T) {
-	st := newStore(t)
+	st := newMemStore(t)
 	codec, _ := tokens.Get("")
 	for _, opts := range []Options{{Repo: "acme/api", Now: now}, {Agent: "codex", Task: "fix the flaky test", Now: now}, {Now: now}} {
 		c, err := Build(context.Background(), st, opts)
@@ -436,7 +458,7 @@ func TestScopesReadApart(t *testing.T) {
 }
 
 func TestUnknownTokenizer(t *testing.T) {
-	if _, err := Build(context.Background(), newStore(t), Options{Tokenizer: "p50k"}); err == nil {
+	if _, err := Build(context.Background(), newMemStore(t), Options{Tokenizer: "p50k"}); err == nil {
 		t.Error("an unknown tokenizer was accepted")
 	}
 }

@@ -1,6 +1,10 @@
 package harvest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lorehq/lore"
+)
 
 // injections are instructions aimed at an agent, as web pages, files and
 // tool output carry them: each must be refused or held as a candidate.
@@ -137,24 +141,15 @@ func TestInstructionsRefusedOrHeld(t *testing.T) {
 		t.Fatalf("%d injections and %d items of knowledge; want 40 of each", len(injections), len(projectKnowledge))
 	}
 	for _, s := range injections {
-		if !Instruction(s) && !hold(s, false) {
+		if !lore.Instruction(s) && !hold(s, false) {
 			t.Errorf("injection %q passes as knowledge", s)
 		}
 	}
 	for _, s := range projectKnowledge {
-		if Instruction(s) {
+		if lore.Instruction(s) {
 			t.Errorf("knowledge %q refused as an instruction", s)
 		} else if hold(s, false) {
 			t.Errorf("knowledge %q held as a candidate", s)
-		}
-	}
-}
-
-// The auditor's injections are refused outright, not merely held.
-func TestInstructionRefusesClearInjections(t *testing.T) {
-	for _, s := range injections[:15] {
-		if !Instruction(s) {
-			t.Errorf("Instruction(%q) = false, want true", s)
 		}
 	}
 }

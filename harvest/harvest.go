@@ -70,9 +70,17 @@ type Found struct {
 // never harvested.
 const Marker = "[lore harvest prompt]"
 
+// store is what Run needs of a store: whether a session was harvested
+// already, and where to put what it teaches.
+type store interface {
+	Harvested(ctx context.Context, session, extractor string) (lore.Harvest, bool, error)
+	Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
+	RecordHarvest(ctx context.Context, hs ...lore.Harvest) error
+}
+
 // Options configure Run.
 type Options struct {
-	Store     lore.Store
+	Store     store
 	Extractor Extractor
 	// Workers is how many transcripts are read and extracted at once; 0
 	// means one per CPU.

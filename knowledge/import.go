@@ -17,9 +17,14 @@ import (
 	"github.com/lorehq/lore"
 )
 
+// importer is the store Import writes to.
+type importer interface {
+	Import(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
+}
+
 // Import reads path as Read does and writes its items with s.Import in
 // one call, so that a file with a bad item writes nothing.
-func Import(ctx context.Context, s lore.Store, path string) ([]lore.AddResult, error) {
+func Import(ctx context.Context, s importer, path string) ([]lore.AddResult, error) {
 	f, err := Read(path)
 	if err != nil {
 		return nil, err
@@ -38,7 +43,7 @@ type File struct {
 
 // Import writes the file's items with s.Import in one call. An error the
 // store gives about one item says where that item is in the file.
-func (f *File) Import(ctx context.Context, s lore.Store) ([]lore.AddResult, error) {
+func (f *File) Import(ctx context.Context, s importer) ([]lore.AddResult, error) {
 	res, err := s.Import(ctx, f.Items)
 	var ie *lore.ItemError
 	switch {

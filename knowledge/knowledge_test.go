@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/memstore"
 	"github.com/lorehq/lore/sqlite"
 )
 
@@ -88,7 +89,7 @@ func all(t testing.TB, s lore.Store) []lore.Item {
 	return items
 }
 
-func export(t *testing.T, s lore.Store, dir string, now time.Time) ExportStats {
+func export(t *testing.T, s itemLister, dir string, now time.Time) ExportStats {
 	t.Helper()
 	st, err := Export(context.Background(), s, dir, now)
 	if err != nil {
@@ -331,7 +332,7 @@ func TestExportAgain(t *testing.T) {
 }
 
 func TestExportEmpty(t *testing.T) {
-	s := openStore(t)
+	s := memstore.New()
 	dir := t.TempDir()
 	st := export(t, s, dir, exportAt)
 	if st.Items != 0 || !slices.Equal(st.Files, []string{"index.json"}) {
@@ -341,7 +342,7 @@ func TestExportEmpty(t *testing.T) {
 	if got := files(t, dir)["index.json"]; string(got) != want {
 		t.Errorf("index.json of an empty store:\n%s\nwant\n%s", got, want)
 	}
-	if res, err := Import(context.Background(), openStore(t), dir); err != nil || len(res) != 0 {
+	if res, err := Import(context.Background(), memstore.New(), dir); err != nil || len(res) != 0 {
 		t.Errorf("import of an empty index: %v, %v", res, err)
 	}
 }

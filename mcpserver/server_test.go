@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/memstore"
 	"github.com/lorehq/lore/mcpserver"
-	"github.com/lorehq/lore/sqlite"
 )
 
 // ghToken is a GitHub token the redactor knows; it is not a real one.
@@ -28,16 +27,13 @@ var seed = []lore.Item{
 	{Text: "The staging database is reset every night at 02:00 UTC", Category: lore.CategoryFact, Confidence: 0.75},
 }
 
-// openStore opens a SQLite store of the test's own holding the seed items
-// and returns it with their ids, in seed order.
-func openStore(t *testing.T) (lore.Store, []string) {
+// openStore returns a store in memory holding the seed items, with their
+// ids in seed order. The tools' own work is under test here; how a real
+// store ranks and merges is sqlite's.
+func openStore(t *testing.T) (*memstore.Store, []string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "lore.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := memstore.New()
 	res, err := st.Add(ctx, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +47,7 @@ func openStore(t *testing.T) (lore.Store, []string) {
 
 // connect serves st over in-memory transports and returns a client's
 // session, initialized.
-func connect(t *testing.T, st lore.Store, opts mcpserver.Options) *mcp.ClientSession {
+func connect(t *testing.T, st *memstore.Store, opts mcpserver.Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	server := mcpserver.New(st, opts)
@@ -266,7 +262,7 @@ func TestMCPBootContext(t *testing.T) {
 	st, ids := openStore(t)
 	var got mcpserver.BootRequest
 	// A stand-in for boot.Build: every active item in scope, as notes.
-	fake := func(ctx context.Context, st lore.Store, r mcpserver.BootRequest) (mcpserver.BootContext, error) {
+	fake := func(ctx context.Context, r mcpserver.BootRequest) (mcpserver.BootContext, error) {
 		got = r
 		if r.Task == "fail" {
 			return mcpserver.BootContext{}, errors.New("tokenizer missing")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/memstore"
 	"github.com/lorehq/lore/sqlite"
 )
 
@@ -83,11 +84,8 @@ func TestCompute(t *testing.T) {
 	s4 := sess("s4", "other/web", day(12, 10), day(12, 11), 99_000, 3, 3) // another repository
 	sessions := []*lore.Session{s4, s6, s3, s2, s7, s1}                   // in no order
 
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "lore.db"), sqlite.Options{Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := memstore.New()
+	st.Now = func() time.Time { return now }
 	// The push pitfall's id is known before s2's transcript, which cites
 	// it, is written; its signature is what measure reads from s1's.
 	pitfall := lore.Item{Text: "`git push origin main` fails: main is protected; push a branch.", Category: lore.CategoryPitfall,
@@ -202,7 +200,12 @@ func TestCompute(t *testing.T) {
 	}
 
 	t.Run("replay", func(t *testing.T) {
-		m, err := Compute(ctx, sessions, nil, Options{Repo: "api", Now: now, Replay: true})
+		// Would-have-known learns as harvest does, merging near-duplicates
+		// and all: in a real store.
+		m, err := Compute(ctx, sessions, nil, Options{Repo: "api", Now: now, Replay: true,
+			ReplayStore: func(ctx context.Context) (lore.Store, error) {
+				return sqlite.Open(ctx, filepath.Join(t.TempDir(), "replay.db"), sqlite.Options{})
+			}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,6 +242,12 @@ func TestCompute(t *testing.T) {
 			if !strings.Contains(string(b), field) {
 				t.Errorf("would_have_known JSON lacks %s: %s", field, b)
 			}
+		}
+	})
+
+	t.Run("replay without a store", func(t *testing.T) {
+		if _, err := Compute(ctx, sessions, nil, Options{Now: now, Replay: true}); err == nil {
+			t.Error("replay with no store to learn in: no error")
 		}
 	})
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -17,7 +15,6 @@ import (
 	"github.com/lorehq/lore/boot"
 	"github.com/lorehq/lore/errsig"
 	"github.com/lorehq/lore/harvest"
-	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -35,6 +32,11 @@ type Options struct {
 	Now  time.Time // zero: the current time
 	// Replay runs would-have-known; without it that part is left empty.
 	Replay bool
+	// ReplayStore returns a new, empty store for Replay to learn in. The
+	// replay closes it when done; throwing it away then is the store's
+	// (a temporary file's store removes its folder on Close). Replay
+	// needs it: measure knows no store of its own.
+	ReplayStore func(ctx context.Context) (lore.Store, error)
 	// Progress, if set, is told each session measured.
 	Progress func(done, total int)
 }
@@ -52,13 +54,21 @@ type facts struct {
 	task       string          // the first user message
 }
 
+// store is what Compute reads of the user's store: its items, which
+// sessions were harvested, and the boots handed out.
+type store interface {
+	Items(ctx context.Context, f lore.Filter, fn func(lore.Item) error) error
+	Harvests(ctx context.Context, fn func(lore.Harvest) error) error
+	Boots(ctx context.Context, since time.Time, fn func(lore.Boot) error) error
+}
+
 // Compute measures sessions (as listed, without their messages) against
 // the store. Each session is read once more with its messages, in time
 // order; with Replay, each is also harvested into a temporary store after
 // the sessions before it. A nil store is no store: what comes from it
 // (velocity, harvests, hit rate, knowledge) is empty, which is all that
 // would-have-known alone needs.
-func Compute(ctx context.Context, sessions []*lore.Session, st lore.Store, opts Options) (Metrics, error) {
+func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Options) (Metrics, error) {
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -96,7 +106,10 @@ func Compute(ctx context.Context, sessions []*lore.Session, st lore.Store, opts 
 
 	var replay *replayer
 	if opts.Replay {
-		if replay, err = newReplayer(ctx); err != nil {
+		if opts.ReplayStore == nil {
+			return m, errors.New("replay: no store to learn in (Options.ReplayStore)")
+		}
+		if replay, err = newReplayer(ctx, opts.ReplayStore); err != nil {
 			return m, err
 		}
 		defer replay.close()
@@ -162,7 +175,7 @@ func start(s *lore.Session) time.Time {
 // storeItems reads every item of repo (all when empty). The store's own
 // repo filter is exact, so it is not used: a bare name has to match any
 // owner, as it does for sessions.
-func storeItems(ctx context.Context, st lore.Store, repo string) ([]lore.Item, error) {
+func storeItems(ctx context.Context, st store, repo string) ([]lore.Item, error) {
 	if st == nil {
 		return nil, nil
 	}
@@ -176,7 +189,7 @@ func storeItems(ctx context.Context, st lore.Store, repo string) ([]lore.Item, e
 	return items, err
 }
 
-func harvestedSessions(ctx context.Context, st lore.Store) (map[string]bool, error) {
+func harvestedSessions(ctx context.Context, st store) (map[string]bool, error) {
 	h := map[string]bool{}
 	if st == nil {
 		return h, nil
@@ -306,7 +319,7 @@ var backticked = regexp.MustCompile("`([^`]{3,})`")
 // hitRate looks at the boots of measured sessions: an injected item is
 // cited when the session wrote lore:ID (a prefix of at least six digits),
 // acted on when the session ran a command the item quotes.
-func hitRate(ctx context.Context, st lore.Store, all []facts, items []lore.Item, since time.Time) (HitRate, error) {
+func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, since time.Time) (HitRate, error) {
 	var h HitRate
 	if st == nil {
 		return h, nil
@@ -556,8 +569,7 @@ func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // replayer is would-have-known: a fresh store, fed one session at a time.
 type replayer struct {
-	dir   string
-	st    *sqlite.Store
+	st    lore.Store
 	known map[string]string // signature → id of the earliest item learned with it
 	out   WouldHaveKnown
 	weeks map[string]*tally
@@ -566,24 +578,16 @@ type replayer struct {
 // tally counts errors, and those known and delivered.
 type tally struct{ errors, known, delivered int }
 
-func newReplayer(ctx context.Context) (*replayer, error) {
-	dir, err := os.MkdirTemp("", "lore-replay-")
+func newReplayer(ctx context.Context, open func(context.Context) (lore.Store, error)) (*replayer, error) {
+	st, err := open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "lore.db"), sqlite.Options{})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	return &replayer{dir: dir, st: st, known: map[string]string{}, weeks: map[string]*tally{},
+	return &replayer{st: st, known: map[string]string{}, weeks: map[string]*tally{},
 		out: WouldHaveKnown{BySession: []ReplayedSession{}}}, nil
 }
 
-func (r *replayer) close() {
-	r.st.Close()
-	os.RemoveAll(r.dir)
-}
+func (r *replayer) close() { r.st.Close() }
 
 // step checks one session against what the sessions before it taught,
 // then learns from it.

@@ -151,7 +151,10 @@ func Run(ctx context.Context, w io.Writer) (Result, error) {
 	fmt.Fprintf(w, "   harvested again: %d new session, %d unchanged skipped\n", sum.SessionsHarvested, sum.SessionsSkipped)
 
 	p.step("6. Measure whether the loop pays (lore measure)")
-	res.Metrics, err = measure.Compute(ctx, scan.Sessions, st, measure.Options{Now: now, Replay: true})
+	res.Metrics, err = measure.Compute(ctx, scan.Sessions, st, measure.Options{Now: now, Replay: true,
+		ReplayStore: func(ctx context.Context) (lore.Store, error) {
+			return sqlite.Open(ctx, filepath.Join(dir, "replay.db"), sqlite.Options{})
+		}})
 	if err != nil {
 		return res, err
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -22,7 +21,6 @@ import (
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/llm"
 	"github.com/lorehq/lore/sample"
-	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -205,30 +203,9 @@ func (o *storeOptions) openOrEmpty(ctx context.Context, env transcript.Env, read
 		return nil, err
 	}
 	if _, err := os.Stat(p); readOnly && errors.Is(err, fs.ErrNotExist) {
-		dir, err := os.MkdirTemp("", "lore-dry-run-")
-		if err != nil {
-			return nil, err
-		}
-		st, err := sqlite.Open(ctx, filepath.Join(dir, "lore.db"), sqlite.Options{})
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
-		return removeOnClose{st, dir}, nil
+		return tempStore(ctx, "lore-dry-run-")
 	}
 	return o.open(ctx, env, false)
-}
-
-// removeOnClose is a store whose folder goes when it is closed.
-type removeOnClose struct {
-	lore.Store
-	dir string
-}
-
-func (r removeOnClose) Close() error {
-	err := r.Store.Close()
-	os.RemoveAll(r.dir)
-	return err
 }
 
 // extractor returns the extractor the flags ask for.

@@ -95,7 +95,7 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		Version: versionString(),
 		Agent:   opts.Agent,
 		Repo:    repo,
-		Boot:    bootContext,
+		Boot:    bootContext(st),
 		Log:     slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	// The injected streams rather than mcp.StdioTransport, which is bound
@@ -111,17 +111,20 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 	return err
 }
 
-// bootContext is boot_context's builder: boot.Build with its defaults.
-func bootContext(ctx context.Context, st lore.Store, r mcpserver.BootRequest) (mcpserver.BootContext, error) {
-	c, err := boot.Build(ctx, st, boot.Options{Repo: r.Repo, Agent: r.Agent, Task: r.Task, Budget: r.Budget})
-	if err != nil {
-		return mcpserver.BootContext{}, err
+// bootContext is boot_context's builder over st: boot.Build with its
+// defaults.
+func bootContext(st lore.Store) mcpserver.BootFunc {
+	return func(ctx context.Context, r mcpserver.BootRequest) (mcpserver.BootContext, error) {
+		c, err := boot.Build(ctx, st, boot.Options{Repo: r.Repo, Agent: r.Agent, Task: r.Task, Budget: r.Budget})
+		if err != nil {
+			return mcpserver.BootContext{}, err
+		}
+		ids := make([]string, len(c.Items))
+		for i, p := range c.Items {
+			ids[i] = p.ID
+		}
+		return mcpserver.BootContext{Context: c.Text, Tokens: c.Tokens, Budget: c.Budget, Items: ids}, nil
 	}
-	ids := make([]string, len(c.Items))
-	for i, p := range c.Items {
-		ids[i] = p.ID
-	}
-	return mcpserver.BootContext{Context: c.Text, Tokens: c.Tokens, Budget: c.Budget, Items: ids}, nil
 }
 
 // nopWriteCloser keeps the transport from closing standard output, which

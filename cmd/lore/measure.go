@@ -99,7 +99,8 @@ func measureMetrics(ctx context.Context, opts *measureOptions) (measure.Metrics,
 	defer bar.stop()
 	return measure.Compute(ctx, sessions, st, measure.Options{
 		Since: opts.since, Repo: opts.Repo, Now: opts.Now, Replay: true,
-		Progress: func(done, total int) { bar.update(int64(done), int64(total)) },
+		ReplayStore: func(ctx context.Context) (lore.Store, error) { return tempStore(ctx, "lore-replay-") },
+		Progress:    func(done, total int) { bar.update(int64(done), int64(total)) },
 	})
 }
 

@@ -80,6 +80,33 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 	return sqlite.Open(ctx, p, sqlite.Options{})
 }
 
+// tempStore opens a new store in a temporary folder named with prefix,
+// which goes when the store is closed.
+func tempStore(ctx context.Context, prefix string) (lore.Store, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "lore.db"), sqlite.Options{})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return removeOnClose{st, dir}, nil
+}
+
+// removeOnClose is a store whose folder goes when it is closed.
+type removeOnClose struct {
+	lore.Store
+	dir string
+}
+
+func (r removeOnClose) Close() error {
+	err := r.Store.Close()
+	os.RemoveAll(r.dir)
+	return err
+}
+
 // storeError turns an invalid-input error from the store into a usage
 // error (exit 2); others pass through.
 func storeError(err error) error {

@@ -1,0 +1,369 @@
+// Package memstore is a knowledge store in memory, for the tests of
+// packages that only need somewhere to keep items, harvests and boots:
+// no files, no SQL, and results a test can work out by hand.
+//
+// It is not a lore.Store and does not say it is: it merges an item only
+// into the stored item of the same id, and knows none of the contract's
+// near-duplicate, supersede and promotion rules, nor Retire, Delete or
+// ForgetSession. A test of those belongs with a real store.
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/terms"
+)
+
+// Store keeps items by id, harvest records by session and extractor, and
+// boots in the order they were recorded. It is safe for concurrent use.
+type Store struct {
+	// Now is the store's clock, for the times an item or a boot is given
+	// none and for expiry; nil is time.Now.
+	Now func() time.Time
+
+	mu       sync.Mutex
+	items    map[string]*stored
+	added    int // how many items were ever stored, for each one's order
+	harvests map[[2]string]lore.Harvest
+	boots    []lore.Boot
+}
+
+// stored is an item and when it was first stored, counted in items.
+type stored struct {
+	item lore.Item
+	seq  int
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{items: map[string]*stored{}, harvests: map[[2]string]lore.Harvest{}}
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Add prepares items as every store does (lore.Prepare) and stores each
+// by its id. An item whose id is stored adds the sessions of its evidence
+// that are new, its confidence when higher, and its later confirmation;
+// the stored item keeps its status. Nothing is stored when an item is
+// invalid: the error is an *lore.ItemError.
+func (s *Store) Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error) {
+	return s.write(items)
+}
+
+// Import stores items as they are, ids, statuses and times given; an item
+// whose id is stored is merged into it as Add does.
+func (s *Store) Import(ctx context.Context, items []lore.Item) ([]lore.AddResult, error) {
+	return s.write(items)
+}
+
+func (s *Store) write(items []lore.Item) ([]lore.AddResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	prepared := make([]lore.Item, len(items))
+	for i, it := range items {
+		p, err := lore.Prepare(it, now)
+		if err != nil {
+			return nil, &lore.ItemError{Index: i, Err: err}
+		}
+		if len(p.Evidence) == 0 && p.Manual == 0 {
+			p.Manual = p.Confidence // given by hand
+		}
+		prepared[i] = p
+	}
+	res := make([]lore.AddResult, len(prepared))
+	for i, p := range prepared {
+		res[i] = lore.AddResult{ID: p.ID, Action: s.merge(p)}
+	}
+	return res, nil
+}
+
+// merge stores p, or merges it into the stored item of its id.
+func (s *Store) merge(p lore.Item) lore.AddAction {
+	old := s.items[p.ID]
+	if old == nil {
+		s.added++
+		s.items[p.ID] = &stored{item: clone(p), seq: s.added}
+		return lore.Created
+	}
+	it := &old.item
+	changed := false
+	for _, e := range p.Evidence {
+		if !slices.ContainsFunc(it.Evidence, func(o lore.Evidence) bool { return o.Session == e.Session }) {
+			it.Evidence = append(it.Evidence, e)
+			it.SourceCount++
+			changed = true
+		}
+	}
+	if p.Confidence > it.Confidence {
+		it.Confidence, changed = p.Confidence, true
+	}
+	it.Manual = max(it.Manual, p.Manual)
+	if p.LastConfirmed.After(it.LastConfirmed) {
+		it.LastConfirmed = p.LastConfirmed
+	}
+	if changed {
+		return lore.Merged
+	}
+	return lore.Unchanged
+}
+
+// Item returns the item with this id or unique id prefix.
+func (s *Store) Item(ctx context.Context, id string) (lore.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !lore.ValidIDPrefix(id) {
+		return lore.Item{}, lore.Errorf(lore.EINVALID, "%q is not an item id (4 to 24 hex digits)", id)
+	}
+	var found []*stored
+	for full, st := range s.items {
+		if strings.HasPrefix(full, id) {
+			found = append(found, st)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return lore.Item{}, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
+	case 1:
+		return clone(found[0].item), nil
+	}
+	return lore.Item{}, lore.Errorf(lore.EINVALID, "%s is the start of several ids: give more of it", id)
+}
+
+// Items calls fn for every item f selects, in id order.
+func (s *Store) Items(ctx context.Context, f lore.Filter, fn func(lore.Item) error) error {
+	for _, st := range s.selected(f) {
+		if err := fn(st.item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Count returns how many items f selects.
+func (s *Store) Count(ctx context.Context, f lore.Filter) (int, error) {
+	return len(s.selected(f)), nil
+}
+
+// Best returns the limit items f selects with the highest confidence,
+// then the most recently stored.
+func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item, error) {
+	sel := s.selected(f)
+	slices.SortStableFunc(sel, func(a, b *stored) int {
+		return cmp.Or(cmp.Compare(b.item.Confidence, a.item.Confidence), cmp.Compare(b.seq, a.seq))
+	})
+	out := []lore.Item{}
+	for _, st := range sel[:min(max(limit, 0), len(sel))] {
+		out = append(out, st.item)
+	}
+	return out, nil
+}
+
+// Search returns the items f selects that hold a word of q's terms
+// (internal/terms: lower case, stop words dropped; no stemming), scored by
+// how many of the terms they hold, best first, then by confidence and id.
+// q.Bounded changes nothing: every item is scored.
+func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
+	limit := q.Limit
+	if limit == 0 {
+		limit = 10
+	}
+	want := terms.Of(q.Text)
+	var hits []lore.Hit
+	for _, st := range s.selected(q.Filter) {
+		words := wordsOf(st.item.Text)
+		n := 0
+		for _, t := range want {
+			if words[t] {
+				n++
+			}
+		}
+		if n > 0 {
+			hits = append(hits, lore.Hit{Item: st.item, Score: float64(n)})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b lore.Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(b.Confidence, a.Confidence), strings.Compare(a.ID, b.ID))
+	})
+	return hits[:min(max(limit, 0), len(hits))], nil
+}
+
+// Searches returns what Search returns for each query.
+func (s *Store) Searches(ctx context.Context, qs []lore.Query) ([][]lore.Hit, error) {
+	out := make([][]lore.Hit, len(qs))
+	for i, q := range qs {
+		hits, err := s.Search(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = hits
+	}
+	return out, nil
+}
+
+// Harvested returns the record of the last harvest of a session by an
+// extractor, and whether there is one.
+func (s *Store) Harvested(ctx context.Context, session, extractor string) (lore.Harvest, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.harvests[[2]string{session, extractor}]
+	return h, ok, nil
+}
+
+// RecordHarvest stores records, each replacing the record of the same
+// session and extractor; none when one lacks either.
+func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range hs {
+		if h.Session == "" || h.Extractor == "" {
+			return lore.Errorf(lore.EINVALID, "a harvest record needs a session and an extractor")
+		}
+	}
+	for _, h := range hs {
+		h.At = lore.StoreTime(h.At)
+		s.harvests[[2]string{h.Session, h.Extractor}] = h
+	}
+	return nil
+}
+
+// Harvests calls fn for every harvest record, by session, then extractor.
+func (s *Store) Harvests(ctx context.Context, fn func(lore.Harvest) error) error {
+	s.mu.Lock()
+	hs := make([]lore.Harvest, 0, len(s.harvests))
+	for _, h := range s.harvests {
+		hs = append(hs, h)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(hs, func(a, b lore.Harvest) int {
+		return cmp.Or(strings.Compare(a.Session, b.Session), strings.Compare(a.Extractor, b.Extractor))
+	})
+	for _, h := range hs {
+		if err := fn(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RecordBoot stores a boot; one given no time is recorded at Now.
+func (s *Store) RecordBoot(ctx context.Context, b lore.Boot) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b.At.IsZero() {
+		b.At = s.now()
+	}
+	b.At = lore.StoreTime(b.At)
+	b.Items = slices.Clone(b.Items)
+	s.boots = append(s.boots, b)
+	return nil
+}
+
+// Boots calls fn for every boot recorded at or after since, oldest first.
+func (s *Store) Boots(ctx context.Context, since time.Time, fn func(lore.Boot) error) error {
+	s.mu.Lock()
+	var bs []lore.Boot
+	for _, b := range s.boots {
+		if !b.At.Before(since) {
+			b.Items = slices.Clone(b.Items)
+			bs = append(bs, b)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortStableFunc(bs, func(a, b lore.Boot) int { return a.At.Compare(b.At) })
+	for _, b := range bs {
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// selected returns copies of the items f selects, in id order.
+func (s *Store) selected(f lore.Filter) []*stored {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var out []*stored
+	for _, st := range s.items {
+		if selects(f, st.item, now) {
+			out = append(out, &stored{item: clone(st.item), seq: st.seq})
+		}
+	}
+	slices.SortFunc(out, func(a, b *stored) int { return strings.Compare(a.item.ID, b.item.ID) })
+	return out
+}
+
+// selects reports whether f selects it at now, by the rules of
+// lore.Filter.
+func selects(f lore.Filter, it lore.Item, now time.Time) bool {
+	statuses := f.Statuses
+	if len(statuses) == 0 {
+		statuses = []lore.Status{lore.StatusActive}
+	}
+	switch {
+	case !f.AnyStatus && !slices.Contains(statuses, it.Status),
+		f.Repo != "" && !asciiEqualFold(it.Repo, f.Repo),
+		f.Agent != "" && it.Agent != f.Agent,
+		f.Category != "" && it.Category != f.Category,
+		f.NoRepo && it.Repo != "",
+		f.NoAgent && it.Agent != "",
+		!f.Expired && it.Expired(now):
+		return false
+	}
+	return true
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII letters only, as
+// lore.Filter.Repo compares them.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range len(a) {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// wordsOf returns the lower-case words and numbers of text, split as
+// internal/terms splits a query.
+func wordsOf(text string) map[string]bool {
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		words[w] = true
+	}
+	return words
+}
+
+// clone copies an item's lists, so that no caller shares them with the
+// store.
+func clone(it lore.Item) lore.Item {
+	it.Evidence = slices.Clone(it.Evidence)
+	it.Tags = slices.Clone(it.Tags)
+	it.Related = slices.Clone(it.Related)
+	return it
+}
