@@ -30,8 +30,8 @@ type addOptions struct {
 	Now        time.Time // zero: the current time
 }
 
-func newAddCmd(ios *iostreams.IOStreams, runF func(context.Context, *addOptions) error) *cobra.Command {
-	opts := &addOptions{IO: ios, Env: hostEnv()}
+func newAddCmd(fac *factory, runF func(context.Context, *addOptions) error) *cobra.Command {
+	opts := &addOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "add TEXT --category C",
 		Short: "Add one knowledge item by hand",

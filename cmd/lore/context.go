@@ -39,7 +39,7 @@ const (
 	contextEnd   = "<!-- lore:end -->"
 )
 
-func newContextCmd(ios *iostreams.IOStreams, runF func(context.Context, *contextOptions) error) *cobra.Command {
+func newContextCmd(fac *factory, runF func(context.Context, *contextOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "context",
 		Short: "Keep lore's notes in an agent's instructions file",
@@ -55,12 +55,12 @@ CLAUDE.md, GEMINI.md, …), for agents without session hooks.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newContextWriteCmd(ios, runF))
+	cmd.AddCommand(newContextWriteCmd(fac, runF))
 	return cmd
 }
 
-func newContextWriteCmd(ios *iostreams.IOStreams, runF func(context.Context, *contextOptions) error) *cobra.Command {
-	opts := &contextOptions{IO: ios, Env: hostEnv()}
+func newContextWriteCmd(fac *factory, runF func(context.Context, *contextOptions) error) *cobra.Command {
+	opts := &contextOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "write FILE",
 		Short: "Write lore's notes into a block of a Markdown file",
@@ -146,7 +146,7 @@ func contextWriteRun(ctx context.Context, opts *contextOptions) error {
 	if err != nil {
 		return err
 	}
-	target := resolveLink(file)
+	target := atomicfile.ResolveLink(file)
 	old, err := os.ReadFile(target)
 	exists := err == nil
 	switch {

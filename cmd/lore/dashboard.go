@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/measure"
 )
 
@@ -17,8 +16,8 @@ type dashboardOptions struct {
 	Out string
 }
 
-func newDashboardCmd(ios *iostreams.IOStreams, runF func(context.Context, *dashboardOptions) error) *cobra.Command {
-	opts := &dashboardOptions{measureOptions: measureOptions{IO: ios, Env: hostEnv()}}
+func newDashboardCmd(fac *factory, runF func(context.Context, *dashboardOptions) error) *cobra.Command {
+	opts := &dashboardOptions{measureOptions: measureOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}}
 	cmd := &cobra.Command{
 		Use:   "dashboard [PATH...]",
 		Short: "Write the metrics as Markdown, JSON and an HTML page with charts",

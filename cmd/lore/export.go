@@ -22,8 +22,8 @@ type exportOptions struct {
 	Now  time.Time // zero: the current time
 }
 
-func newExportCmd(ios *iostreams.IOStreams, runF func(context.Context, *exportOptions) error) *cobra.Command {
-	opts := &exportOptions{IO: ios, Env: hostEnv()}
+func newExportCmd(fac *factory, runF func(context.Context, *exportOptions) error) *cobra.Command {
+	opts := &exportOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "export DIR",
 		Short: "Write the store as index.json and markdown files",

@@ -21,8 +21,8 @@ type forgetOptions struct {
 	JSON    bool
 }
 
-func newForgetCmd(ios *iostreams.IOStreams, runF func(context.Context, *forgetOptions) error) *cobra.Command {
-	opts := &forgetOptions{IO: ios, Env: hostEnv()}
+func newForgetCmd(fac *factory, runF func(context.Context, *forgetOptions) error) *cobra.Command {
+	opts := &forgetOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "forget ID | --session SESSION_ID",
 		Short: "Retire or delete an item, or take back what one session taught",

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -22,7 +23,6 @@ import (
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/llm"
 	"github.com/lorehq/lore/sample"
-	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -41,10 +41,12 @@ type harvestOptions struct {
 	JSON          bool
 	FromHook      bool
 	Now           time.Time // zero: the current time
+	// SelfCommand runs lore again: --from-hook's harvest, detached.
+	SelfCommand func(args ...string) (*exec.Cmd, error)
 }
 
-func newHarvestCmd(ios *iostreams.IOStreams, runF func(context.Context, *harvestOptions) error) *cobra.Command {
-	opts := &harvestOptions{IO: ios, Env: hostEnv()}
+func newHarvestCmd(fac *factory, runF func(context.Context, *harvestOptions) error) *cobra.Command {
+	opts := &harvestOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions(), SelfCommand: fac.SelfCommand}
 	cmd := &cobra.Command{
 		Use:   "harvest [PATH...]",
 		Short: "Turn sessions into knowledge items",
@@ -209,7 +211,7 @@ func (o *storeOptions) openOrEmpty(ctx context.Context, env transcript.Env, read
 		if err != nil {
 			return nil, err
 		}
-		st, err := sqlite.Open(ctx, filepath.Join(dir, "lore.db"), sqlite.Options{})
+		st, err := o.openStore(ctx, filepath.Join(dir, "lore.db"))
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err

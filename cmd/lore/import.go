@@ -21,8 +21,8 @@ type importOptions struct {
 	JSON bool
 }
 
-func newImportCmd(ios *iostreams.IOStreams, runF func(context.Context, *importOptions) error) *cobra.Command {
-	opts := &importOptions{IO: ios, Env: hostEnv()}
+func newImportCmd(fac *factory, runF func(context.Context, *importOptions) error) *cobra.Command {
+	opts := &importOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "import PATH",
 		Short: "Read items from an export or a JSON-lines file into the store",

@@ -29,8 +29,8 @@ type measureOptions struct {
 	Now        time.Time // zero: the current time
 }
 
-func newMeasureCmd(ios *iostreams.IOStreams, runF func(context.Context, *measureOptions) error) *cobra.Command {
-	opts := &measureOptions{IO: ios, Env: hostEnv()}
+func newMeasureCmd(fac *factory, runF func(context.Context, *measureOptions) error) *cobra.Command {
+	opts := &measureOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "measure [PATH...]",
 		Short: "Show whether the loop compounds: velocity, hit rate, recurrence, would-have-known",

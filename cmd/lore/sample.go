@@ -31,8 +31,8 @@ type sampleOptions struct {
 	filterOptions
 }
 
-func newSampleCmd(ios *iostreams.IOStreams, runF func(context.Context, *sampleOptions) error) *cobra.Command {
-	opts := &sampleOptions{IO: ios, Env: hostEnv()}
+func newSampleCmd(fac *factory, runF func(context.Context, *sampleOptions) error) *cobra.Command {
+	opts := &sampleOptions{IO: fac.IO, Env: fac.Env}
 	cmd := &cobra.Command{
 		Use:   "sample [PATH...]",
 		Short: "Pick the sessions most worth harvesting",

@@ -24,8 +24,8 @@ type searchOptions struct {
 	JSON     bool
 }
 
-func newSearchCmd(ios *iostreams.IOStreams, runF func(context.Context, *searchOptions) error) *cobra.Command {
-	opts := &searchOptions{IO: ios, Env: hostEnv()}
+func newSearchCmd(fac *factory, runF func(context.Context, *searchOptions) error) *cobra.Command {
+	opts := &searchOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Find knowledge items that answer a question",

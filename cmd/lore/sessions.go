@@ -77,8 +77,8 @@ func (f *filterOptions) keep(s *lore.Session) bool {
 	return true
 }
 
-func newSessionsCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsOptions) error) *cobra.Command {
-	opts := &sessionsOptions{IO: ios, Env: hostEnv()}
+func newSessionsCmd(fac *factory, runF func(context.Context, *sessionsOptions) error) *cobra.Command {
+	opts := &sessionsOptions{IO: fac.IO, Env: fac.Env}
 	cmd := &cobra.Command{
 		Use:   "sessions [PATH...]",
 		Short: "List agent sessions found in transcripts",
@@ -113,7 +113,7 @@ Exit status 1 only when PATHs were given and no session could be read in them.`,
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON object per session per line")
 	opts.addFlags(cmd)
-	cmd.AddCommand(newSessionsShowCmd(ios, nil))
+	cmd.AddCommand(newSessionsShowCmd(fac, nil))
 	return cmd
 }
 

@@ -29,8 +29,8 @@ type sessionsShowOptions struct {
 	Raw  bool // print secrets as the transcript has them
 }
 
-func newSessionsShowCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsShowOptions) error) *cobra.Command {
-	opts := &sessionsShowOptions{IO: ios, Env: hostEnv()}
+func newSessionsShowCmd(fac *factory, runF func(context.Context, *sessionsShowOptions) error) *cobra.Command {
+	opts := &sessionsShowOptions{IO: fac.IO, Env: fac.Env}
 	cmd := &cobra.Command{
 		Use:   "show ID|PATH",
 		Short: "Show one session with its messages, tool calls and results",

@@ -21,8 +21,8 @@ type showOptions struct {
 	JSON bool
 }
 
-func newShowCmd(ios *iostreams.IOStreams, runF func(context.Context, *showOptions) error) *cobra.Command {
-	opts := &showOptions{IO: ios, Env: hostEnv()}
+func newShowCmd(fac *factory, runF func(context.Context, *showOptions) error) *cobra.Command {
+	opts := &showOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one knowledge item with its evidence",

@@ -12,13 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
 
 // storeOptions choose the store a command works on.
 type storeOptions struct {
 	Store string // --store; empty: LORE_STORE, then $LORE_HOME/lore.db
+
+	openStore func(ctx context.Context, path string) (lore.Store, error) // the factory's OpenStore
 }
 
 const storeHelp = `The store is $LORE_HOME/lore.db (LORE_HOME defaults to ~/.lore, created
@@ -77,7 +78,7 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 			return nil, fmt.Errorf("no knowledge store at %s yet: lore add or lore import creates it", p)
 		}
 	}
-	return sqlite.Open(ctx, p, sqlite.Options{})
+	return o.openStore(ctx, p)
 }
 
 // storeError turns an invalid-input error from the store into a usage
