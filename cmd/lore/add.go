@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -181,11 +180,9 @@ func addRun(ctx context.Context, opts *addOptions) error {
 		return err
 	}
 	if opts.JSON {
-		b, err := json.Marshal(it)
-		if err != nil {
+		if err := writeJSON(opts.IO.Out, it, jsonEscapeHTML); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.Out, "%s\n", b)
 	} else {
 		fmt.Fprintln(opts.IO.Out, it.ID)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,9 +162,7 @@ func bootRun(ctx context.Context, opts *bootOptions) error {
 		return err
 	}
 	if opts.Format == "json" {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(c)
+		return writeJSON(opts.IO.Out, c)
 	}
 	if c.Text == "" {
 		// Nothing fits: say so where a person reads it, and print nothing

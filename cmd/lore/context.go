@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -242,9 +241,7 @@ func (opts *contextOptions) build(ctx context.Context) (c boot.Context, noStore 
 
 func printContextReport(opts *contextOptions, rep contextReport) error {
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(rep)
+		return writeJSON(opts.IO.Out, rep)
 	}
 	out := opts.IO.Out
 	notes := fmt.Sprintf("%d notes, %d of %d tokens, for %s", len(rep.Items), rep.Tokens, rep.Budget, scopeText(rep.Repo, rep.Agent))

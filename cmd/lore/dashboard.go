@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -67,12 +66,7 @@ func dashboardRun(ctx context.Context, opts *dashboardOptions) error {
 	js := filepath.Join(opts.Out, measure.DashboardJSON)
 	page := filepath.Join(opts.Out, measure.DashboardHTML)
 	if opts.JSON {
-		b, err := json.Marshal(map[string]string{"markdown": md, "json": js, "html": page})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.Out, "%s\n", b)
-		return nil
+		return writeJSON(opts.IO.Out, map[string]string{"markdown": md, "json": js, "html": page}, jsonEscapeHTML)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s\n%s\n%s\n", md, js, page)
 	return nil

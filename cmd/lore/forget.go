@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -107,10 +106,5 @@ func forgetRun(ctx context.Context, opts *forgetOptions) error {
 			return nil
 		}
 	}
-	b, err := json.Marshal(report)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(opts.IO.Out, "%s\n", b)
-	return nil
+	return writeJSON(opts.IO.Out, report, jsonEscapeHTML)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -185,9 +184,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	sum.Errors += len(scanned)
 	sum.Problems = append(scanned, sum.Problems...)
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(sum)
+		return writeJSON(opts.IO.Out, sum)
 	}
 	writeHarvestSummary(opts.IO.ErrOut, sum, opts.DryRun)
 	return nil

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -109,13 +108,10 @@ func measureRun(ctx context.Context, opts *measureOptions) error {
 		return err
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
 		if opts.ReplayOnly {
-			return enc.Encode(m.WouldHaveKnown)
+			return writeJSON(opts.IO.Out, m.WouldHaveKnown, jsonIndent)
 		}
-		return enc.Encode(m)
+		return writeJSON(opts.IO.Out, m, jsonIndent)
 	}
 	if opts.ReplayOnly {
 		writeReplay(opts.IO.Out, m.WouldHaveKnown)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,13 +33,6 @@ type pruneRunOptions struct {
 	NoVacuum     bool
 	NoBackup     bool
 	JSON         bool
-}
-
-// writeJSON writes v as one line of JSON, leaving <, > and & as they are.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // noStateDB turns a missing database into what to do about it.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -133,10 +132,7 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 				Messages: s.MessageCount(), Repos: repos, IsFailure: s.Outcome == "failure",
 			})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(list); err != nil {
+		if err := writeJSON(w, list, jsonIndent); err != nil {
 			return err
 		}
 	case "paths":

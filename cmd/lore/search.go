@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -114,9 +113,8 @@ func searchRun(ctx context.Context, opts *searchOptions) error {
 	}
 	out := opts.IO.Out
 	if opts.JSON {
-		enc := json.NewEncoder(out)
 		for _, h := range hits {
-			if err := enc.Encode(h.Item); err != nil {
+			if err := writeJSON(out, h.Item, jsonEscapeHTML); err != nil {
 				return err
 			}
 		}

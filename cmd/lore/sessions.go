@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -241,10 +240,8 @@ func sessionsRun(ctx context.Context, opts *sessionsOptions) error {
 	}
 	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	if opts.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
 		for _, s := range list {
-			if err := enc.Encode(summaryJSON(s)); err != nil {
+			if err := writeJSON(w, summaryJSON(s)); err != nil {
 				return err
 			}
 		}

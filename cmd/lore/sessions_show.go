@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,9 +78,7 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	for i, s := range sessions {
 		if opts.JSON {
-			enc := json.NewEncoder(w)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(detailJSON(s)); err != nil {
+			if err := writeJSON(w, detailJSON(s)); err != nil {
 				return err
 			}
 			continue

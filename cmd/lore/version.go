@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -53,10 +52,10 @@ func newVersionCmd(fac *factory) *cobra.Command {
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
-				return json.NewEncoder(fac.IO.Out).Encode(map[string]string{
+				return writeJSON(fac.IO.Out, map[string]string{
 					"version": versionString(), "go": runtime.Version(),
 					"os": runtime.GOOS, "arch": runtime.GOARCH,
-				})
+				}, jsonEscapeHTML)
 			}
 			fmt.Fprintf(fac.IO.Out, "lore %s (%s %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
