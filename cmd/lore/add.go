@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -30,8 +29,8 @@ type addOptions struct {
 	Now        time.Time // zero: the current time
 }
 
-func newAddCmd(ios *iostreams.IOStreams, runF func(context.Context, *addOptions) error) *cobra.Command {
-	opts := &addOptions{IO: ios, Env: hostEnv()}
+func newAddCmd(fac *factory, runF func(context.Context, *addOptions) error) *cobra.Command {
+	opts := &addOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "add TEXT --category C",
 		Short: "Add one knowledge item by hand",
@@ -181,11 +180,9 @@ func addRun(ctx context.Context, opts *addOptions) error {
 		return err
 	}
 	if opts.JSON {
-		b, err := json.Marshal(it)
-		if err != nil {
+		if err := writeJSON(opts.IO.Out, it, jsonEscapeHTML); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.Out, "%s\n", b)
 	} else {
 		fmt.Fprintln(opts.IO.Out, it.ID)
 	}

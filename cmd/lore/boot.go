@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/internal/tokens"
 	"github.com/lorehq/lore/transcript"
@@ -41,8 +41,8 @@ const hookDeadline = 2 * time.Second
 // that they never loop.
 const noHooksEnv = "LORE_HARVEST"
 
-func newBootCmd(ios *iostreams.IOStreams, runF func(context.Context, *bootOptions) error) *cobra.Command {
-	opts := &bootOptions{IO: ios, Env: hostEnv()}
+func newBootCmd(fac *factory, runF func(context.Context, *bootOptions) error) *cobra.Command {
+	opts := &bootOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "boot",
 		Short: "Print the knowledge a new session should start with",
@@ -162,9 +162,7 @@ func bootRun(ctx context.Context, opts *bootOptions) error {
 		return err
 	}
 	if opts.Format == "json" {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(c)
+		return writeJSON(opts.IO.Out, c)
 	}
 	if c.Text == "" {
 		// Nothing fits: say so where a person reads it, and print nothing
@@ -176,58 +174,11 @@ func bootRun(ctx context.Context, opts *bootOptions) error {
 	return err
 }
 
-// hookInput is what Claude Code sends a hook on standard input.
-type hookInput struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	Cwd            string `json:"cwd"`
-	Source         string `json:"source"`
-	Reason         string `json:"reason"`
-}
-
-// readHookInput reads the hook's JSON from standard input, when input is
-// not a terminal, within the time left. It reads one JSON value, not to
-// the end of input: a caller that keeps standard input open after writing
-// it must not make the hook wait out its deadline.
-func readHookInput(ctx context.Context, ios *iostreams.IOStreams) (hookInput, error) {
-	var in hookInput
-	if ios.In == nil || ios.IsStdinTTY() {
-		return in, nil
-	}
-	type read struct {
-		in  hookInput
-		err error
-	}
-	done := make(chan read, 1)
-	go func() {
-		var r read
-		r.err = json.NewDecoder(io.LimitReader(ios.In, 1<<20)).Decode(&r.in)
-		if errors.Is(r.err, io.EOF) {
-			r.err = nil // no input at all
-		}
-		done <- r
-	}()
-	select {
-	case r := <-done:
-		return r.in, r.err
-	case <-ctx.Done():
-		return in, ctx.Err()
-	}
-}
-
-// hookOutput is Claude Code's SessionStart hook answer.
-type hookOutput struct {
-	HookSpecificOutput struct {
-		HookEventName     string `json:"hookEventName"`
-		AdditionalContext string `json:"additionalContext"`
-	} `json:"hookSpecificOutput"`
-}
-
 // bootHook answers Claude Code's SessionStart hook. It fails open: an
 // error, or running out of time, gives an empty context and exit 0.
 func bootHook(ctx context.Context, opts *bootOptions) error {
 	var text string
-	defer func() { writeHookOutput(opts.IO.Out, text) }()
+	defer func() { claudehook.WriteSessionStart(opts.IO.Out, text) }()
 	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
 		return nil // a session lore started itself
 	}
@@ -274,14 +225,6 @@ func bootHook(ctx context.Context, opts *bootOptions) error {
 	return nil
 }
 
-// writeHookOutput prints the SessionStart hook's answer with this context.
-func writeHookOutput(w io.Writer, text string) {
-	var out hookOutput
-	out.HookSpecificOutput.HookEventName = "SessionStart"
-	out.HookSpecificOutput.AdditionalContext = text
-	json.NewEncoder(w).Encode(out)
-}
-
 // isBootHook reports whether args run lore boot as a Claude Code hook
 // (--format claude-hook), whatever else they hold.
 func isBootHook(args []string) bool {
@@ -306,6 +249,6 @@ func isBootHook(args []string) bool {
 // the session it starts, and the error on standard error.
 func failOpenHook(ios *iostreams.IOStreams, err error) int {
 	fmt.Fprintf(ios.ErrOut, "lore boot: %v (the session starts without notes)\n", err)
-	writeHookOutput(ios.Out, "")
+	claudehook.WriteSessionStart(ios.Out, "")
 	return exitOK
 }

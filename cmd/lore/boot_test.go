@@ -13,6 +13,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
@@ -21,16 +22,7 @@ import (
 // runLoreStdin is runLore with standard input and environment variables.
 func runLoreStdin(t *testing.T, env map[string]string, stdin string, args ...string) result {
 	t.Helper()
-	home := t.TempDir()
-	old := hostEnv
-	hostEnv = func() transcript.Env {
-		return transcript.Env{Home: home, GOOS: "linux", Cwd: home, Getenv: func(k string) string { return env[k] }}
-	}
-	defer func() { hostEnv = old }()
-	ios, in, out, errOut := iostreams.Test()
-	in.WriteString(stdin)
-	code := run(context.Background(), ios, args)
-	return result{code, out.String(), errOut.String()}
+	return runIn(t, testEnv(t.TempDir(), env), stdin, nil, args...)
 }
 
 // bootStore makes a store with a note for acme/api and a global one.
@@ -92,7 +84,7 @@ func TestBootClaudeHook(t *testing.T) {
 	os.MkdirAll(dir, 0o755)
 	in := `{"session_id":"5c0375b4","transcript_path":"/x.jsonl","cwd":"` + dir + `","hook_event_name":"SessionStart","source":"startup"}`
 	r := runLoreStdin(t, nil, in, "boot", "--format", "claude-hook", "--store", store)
-	var out hookOutput
+	var out claudehook.SessionStartOutput
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.HookSpecificOutput.HookEventName != "SessionStart" ||
 		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "Edit tool") {
 		t.Fatalf("hook: exit %d, %q, %q", r.code, r.stdout, r.err)
@@ -118,7 +110,7 @@ func TestBootClaudeHook(t *testing.T) {
 			stdin = "{not json"
 		}
 		r := runLoreStdin(t, tc.env, stdin, append([]string{"boot", "--format", "claude-hook"}, tc.args...)...)
-		out = hookOutput{}
+		out = claudehook.SessionStartOutput{}
 		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.HookSpecificOutput.AdditionalContext != "" ||
 			out.HookSpecificOutput.HookEventName != "SessionStart" {
 			t.Errorf("%s: exit %d, %q, %q", tc.name, r.code, r.stdout, r.err)
@@ -158,7 +150,7 @@ func TestBootNoStoreYet(t *testing.T) {
 		t.Errorf("boot --json with no store: exit %d, %v, %s", r.code, err, r.stdout)
 	}
 	r = runLoreStdin(t, nil, `{"session_id":"x","cwd":"/tmp"}`, "boot", "--format", "claude-hook", "--store", store)
-	var out hookOutput
+	var out claudehook.SessionStartOutput
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.HookSpecificOutput.AdditionalContext != boot.EmptyText {
 		t.Errorf("hook with no store: exit %d, %q, %q", r.code, r.stdout, r.err)
 	}
@@ -184,20 +176,14 @@ func TestBootHookInputKeptOpen(t *testing.T) {
 	store := bootStore(t)
 	dir := filepath.Join(t.TempDir(), "api")
 	os.MkdirAll(dir, 0o755)
-	home := t.TempDir()
-	old := hostEnv
-	hostEnv = func() transcript.Env {
-		return transcript.Env{Home: home, GOOS: "linux", Cwd: home, Getenv: func(string) string { return "" }}
-	}
-	defer func() { hostEnv = old }()
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	go pw.Write([]byte(`{"session_id":"5c0375b4","cwd":"` + dir + `","hook_event_name":"SessionStart","source":"startup"}` + "\n"))
 	ios, _, out, errOut := iostreams.Test()
 	ios.In = pr
 	begin := time.Now()
-	code := run(context.Background(), ios, []string{"boot", "--format", "claude-hook", "--store", store})
-	var got hookOutput
+	code := run(context.Background(), newFactory(ios, testEnv(t.TempDir(), nil)), []string{"boot", "--format", "claude-hook", "--store", store})
+	var got claudehook.SessionStartOutput
 	if code != 0 || json.Unmarshal(out.Bytes(), &got) != nil || !strings.Contains(got.HookSpecificOutput.AdditionalContext, "Edit tool") {
 		t.Errorf("exit %d, %q, %q", code, out, errOut)
 	}
@@ -231,7 +217,7 @@ func TestBootHookBadFlags(t *testing.T) {
 				full = append(full, "--format=claude-hook")
 			}
 			r := runLoreStdin(t, nil, `{"session_id":"x"}`, full...)
-			var out hookOutput
+			var out claudehook.SessionStartOutput
 			if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil || out.HookSpecificOutput.HookEventName != "SessionStart" ||
 				out.HookSpecificOutput.AdditionalContext != "" || !strings.HasPrefix(r.err, "lore boot: ") || strings.Count(r.err, "\n") != 1 {
 				t.Errorf("lore %s: exit %d, %q, %q", strings.Join(full, " "), r.code, r.stdout, r.err)
@@ -258,18 +244,19 @@ func TestHarvestFromHook(t *testing.T) {
 	}
 	store := filepath.Join(t.TempDir(), "lore.db")
 	var started []string
-	old := selfCommand
-	selfCommand = func(args ...string) (*exec.Cmd, error) {
-		started = args
-		b, _ := json.Marshal([][]string{args})
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(b))
-		return cmd, nil
+	// The harvest it starts is this test binary, running lore (TestMain).
+	startTestBinary := func(f *factory) {
+		f.SelfCommand = func(args ...string) (*exec.Cmd, error) {
+			started = args
+			b, _ := json.Marshal([][]string{args})
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(b))
+			return cmd, nil
+		}
 	}
-	defer func() { selfCommand = old }()
 	in := `{"session_id":"x","transcript_path":"` + src + `","cwd":"/tmp","hook_event_name":"SessionEnd","reason":"exit"}`
 	begin := time.Now()
-	r := runLoreStdin(t, nil, in, "harvest", "--from-hook", "--store", store)
+	r := runIn(t, testEnv(t.TempDir(), nil), in, startTestBinary, "harvest", "--from-hook", "--store", store)
 	if r.code != 0 || r.stdout != "" || len(started) == 0 || started[1] != src {
 		t.Fatalf("exit %d, %q, %q, started %v", r.code, r.stdout, r.err, started)
 	}
@@ -294,7 +281,7 @@ func TestHarvestFromHook(t *testing.T) {
 	}
 	// Under LORE_HARVEST, nothing starts.
 	started = nil
-	r = runLoreStdin(t, map[string]string{"LORE_HARVEST": "1"}, in, "harvest", "--from-hook", "--store", store)
+	r = runIn(t, testEnv(t.TempDir(), map[string]string{"LORE_HARVEST": "1"}), in, startTestBinary, "harvest", "--from-hook", "--store", store)
 	if r.code != 0 || started != nil {
 		t.Errorf("inside lore's own harvest: exit %d, started %v", r.code, started)
 	}
@@ -309,15 +296,11 @@ func TestBootCwdRelative(t *testing.T) {
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	os.MkdirAll(filepath.Join(repo, "internal"), 0o755)
 	os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"), 0o644)
-	old := hostEnv
-	hostEnv = func() transcript.Env {
-		return transcript.Env{Home: home, GOOS: "linux", Cwd: filepath.Join(repo, "internal"), Getenv: func(string) string { return "" }}
-	}
-	defer func() { hostEnv = old }()
+	env := testEnv(home, nil)
+	env.Cwd = filepath.Join(repo, "internal")
 	for _, dir := range []string{".", ".."} {
-		ios, _, out, errOut := iostreams.Test()
-		if code := run(context.Background(), ios, []string{"boot", "--cwd", dir, "--store", store}); code != 0 || !strings.Contains(out.String(), "HTTP 405") {
-			t.Errorf("boot --cwd %s: exit %d, %q, %q", dir, code, out, errOut)
+		if r := runIn(t, env, "", nil, "boot", "--cwd", dir, "--store", store); r.code != 0 || !strings.Contains(r.stdout, "HTTP 405") {
+			t.Errorf("boot --cwd %s: exit %d, %q, %q", dir, r.code, r.stdout, r.err)
 		}
 	}
 	if bs := boots(t, store); len(bs) != 2 || bs[0].Repo != "acme/api" || bs[1].Repo != "acme/api" {

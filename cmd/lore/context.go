@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,7 +38,7 @@ const (
 	contextEnd   = "<!-- lore:end -->"
 )
 
-func newContextCmd(ios *iostreams.IOStreams, runF func(context.Context, *contextOptions) error) *cobra.Command {
+func newContextCmd(fac *factory, runF func(context.Context, *contextOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "context",
 		Short: "Keep lore's notes in an agent's instructions file",
@@ -55,12 +54,12 @@ CLAUDE.md, GEMINI.md, …), for agents without session hooks.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newContextWriteCmd(ios, runF))
+	cmd.AddCommand(newContextWriteCmd(fac, runF))
 	return cmd
 }
 
-func newContextWriteCmd(ios *iostreams.IOStreams, runF func(context.Context, *contextOptions) error) *cobra.Command {
-	opts := &contextOptions{IO: ios, Env: hostEnv()}
+func newContextWriteCmd(fac *factory, runF func(context.Context, *contextOptions) error) *cobra.Command {
+	opts := &contextOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "write FILE",
 		Short: "Write lore's notes into a block of a Markdown file",
@@ -146,7 +145,7 @@ func contextWriteRun(ctx context.Context, opts *contextOptions) error {
 	if err != nil {
 		return err
 	}
-	target := resolveLink(file)
+	target := atomicfile.ResolveLink(file)
 	old, err := os.ReadFile(target)
 	exists := err == nil
 	switch {
@@ -242,9 +241,7 @@ func (opts *contextOptions) build(ctx context.Context) (c boot.Context, noStore 
 
 func printContextReport(opts *contextOptions, rep contextReport) error {
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(rep)
+		return writeJSON(opts.IO.Out, rep)
 	}
 	out := opts.IO.Out
 	notes := fmt.Sprintf("%d notes, %d of %d tokens, for %s", len(rep.Items), rep.Tokens, rep.Budget, scopeText(rep.Repo, rep.Agent))

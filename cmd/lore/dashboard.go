@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/measure"
 )
 
@@ -17,8 +15,8 @@ type dashboardOptions struct {
 	Out string
 }
 
-func newDashboardCmd(ios *iostreams.IOStreams, runF func(context.Context, *dashboardOptions) error) *cobra.Command {
-	opts := &dashboardOptions{measureOptions: measureOptions{IO: ios, Env: hostEnv()}}
+func newDashboardCmd(fac *factory, runF func(context.Context, *dashboardOptions) error) *cobra.Command {
+	opts := &dashboardOptions{measureOptions: measureOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}}
 	cmd := &cobra.Command{
 		Use:   "dashboard [PATH...]",
 		Short: "Write the metrics as Markdown, JSON and an HTML page with charts",
@@ -68,12 +66,7 @@ func dashboardRun(ctx context.Context, opts *dashboardOptions) error {
 	js := filepath.Join(opts.Out, measure.DashboardJSON)
 	page := filepath.Join(opts.Out, measure.DashboardHTML)
 	if opts.JSON {
-		b, err := json.Marshal(map[string]string{"markdown": md, "json": js, "html": page})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.Out, "%s\n", b)
-		return nil
+		return writeJSON(opts.IO.Out, map[string]string{"markdown": md, "json": js, "html": page}, jsonEscapeHTML)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s\n%s\n%s\n", md, js, page)
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -22,8 +21,8 @@ type exportOptions struct {
 	Now  time.Time // zero: the current time
 }
 
-func newExportCmd(ios *iostreams.IOStreams, runF func(context.Context, *exportOptions) error) *cobra.Command {
-	opts := &exportOptions{IO: ios, Env: hostEnv()}
+func newExportCmd(fac *factory, runF func(context.Context, *exportOptions) error) *cobra.Command {
+	opts := &exportOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "export DIR",
 		Short: "Write the store as index.json and markdown files",
@@ -72,12 +71,7 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	if opts.JSON {
-		b, err := json.Marshal(map[string]any{"dir": opts.Dir, "items": st.Items, "files": st.Files, "removed": st.Removed})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.Out, "%s\n", b)
-		return nil
+		return writeJSON(opts.IO.Out, map[string]any{"dir": opts.Dir, "items": st.Items, "files": st.Files, "removed": st.Removed}, jsonEscapeHTML)
 	}
 	fmt.Fprintf(opts.IO.Out, "Exported %d items to %s (%d files", st.Items, opts.Dir, len(st.Files))
 	if len(st.Removed) > 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -21,8 +20,8 @@ type forgetOptions struct {
 	JSON    bool
 }
 
-func newForgetCmd(ios *iostreams.IOStreams, runF func(context.Context, *forgetOptions) error) *cobra.Command {
-	opts := &forgetOptions{IO: ios, Env: hostEnv()}
+func newForgetCmd(fac *factory, runF func(context.Context, *forgetOptions) error) *cobra.Command {
+	opts := &forgetOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "forget ID | --session SESSION_ID",
 		Short: "Retire or delete an item, or take back what one session taught",
@@ -107,10 +106,5 @@ func forgetRun(ctx context.Context, opts *forgetOptions) error {
 			return nil
 		}
 	}
-	b, err := json.Marshal(report)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(opts.IO.Out, "%s\n", b)
-	return nil
+	return writeJSON(opts.IO.Out, report, jsonEscapeHTML)
 }

@@ -4,19 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-)
 
-// selfCommand is the command that runs lore again with args; tests
-// replace it.
-var selfCommand = func(args ...string) (*exec.Cmd, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return exec.Command(exe, args...), nil
-}
+	"github.com/lorehq/lore/internal/claudehook"
+	"github.com/lorehq/lore/internal/iostreams"
+)
 
 // harvestFromHook answers Claude Code's SessionEnd hook: it starts a
 // harvest of the session's transcript in a detached process and returns
@@ -52,7 +44,7 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 	if opts.LLM != "" {
 		args = append(args, "--llm", opts.LLM, "--model", opts.Model)
 	}
-	cmd, err := selfCommand(args...)
+	cmd, err := opts.SelfCommand(args...)
 	if err != nil {
 		return err
 	}
@@ -72,4 +64,13 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// readHookInput reads the hook's JSON from standard input, when input is
+// not a terminal, within the time ctx leaves.
+func readHookInput(ctx context.Context, ios *iostreams.IOStreams) (claudehook.Input, error) {
+	if ios.In == nil || ios.IsStdinTTY() {
+		return claudehook.Input{}, nil
+	}
+	return claudehook.ReadInput(ctx, ios.In)
 }

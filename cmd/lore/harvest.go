@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,10 +39,12 @@ type harvestOptions struct {
 	JSON          bool
 	FromHook      bool
 	Now           time.Time // zero: the current time
+	// SelfCommand runs lore again: --from-hook's harvest, detached.
+	SelfCommand func(args ...string) (*exec.Cmd, error)
 }
 
-func newHarvestCmd(ios *iostreams.IOStreams, runF func(context.Context, *harvestOptions) error) *cobra.Command {
-	opts := &harvestOptions{IO: ios, Env: hostEnv()}
+func newHarvestCmd(fac *factory, runF func(context.Context, *harvestOptions) error) *cobra.Command {
+	opts := &harvestOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions(), SelfCommand: fac.SelfCommand}
 	cmd := &cobra.Command{
 		Use:   "harvest [PATH...]",
 		Short: "Turn sessions into knowledge items",
@@ -181,9 +183,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	sum.Errors += len(scanned)
 	sum.Problems = append(scanned, sum.Problems...)
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(sum)
+		return writeJSON(opts.IO.Out, sum)
 	}
 	writeHarvestSummary(opts.IO.ErrOut, sum, opts.DryRun)
 	return nil
@@ -203,7 +203,7 @@ func (o *storeOptions) openOrEmpty(ctx context.Context, env transcript.Env, read
 		return nil, err
 	}
 	if _, err := os.Stat(p); readOnly && errors.Is(err, fs.ErrNotExist) {
-		return tempStore(ctx, "lore-dry-run-")
+		return o.tempStore(ctx, "lore-dry-run-")
 	}
 	return o.open(ctx, env, false)
 }

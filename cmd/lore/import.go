@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -21,8 +20,8 @@ type importOptions struct {
 	JSON bool
 }
 
-func newImportCmd(ios *iostreams.IOStreams, runF func(context.Context, *importOptions) error) *cobra.Command {
-	opts := &importOptions{IO: ios, Env: hostEnv()}
+func newImportCmd(fac *factory, runF func(context.Context, *importOptions) error) *cobra.Command {
+	opts := &importOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "import PATH",
 		Short: "Read items from an export or a JSON-lines file into the store",
@@ -79,13 +78,8 @@ func importRun(ctx context.Context, opts *importOptions) error {
 		counts[r.Action]++
 	}
 	if opts.JSON {
-		b, err := json.Marshal(map[string]any{"path": opts.Path, "items": len(res),
-			"created": counts[lore.Created], "merged": counts[lore.Merged], "unchanged": counts[lore.Unchanged]})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.Out, "%s\n", b)
-		return nil
+		return writeJSON(opts.IO.Out, map[string]any{"path": opts.Path, "items": len(res),
+			"created": counts[lore.Created], "merged": counts[lore.Merged], "unchanged": counts[lore.Unchanged]}, jsonEscapeHTML)
 	}
 	fmt.Fprintf(opts.IO.Out, "Imported %d items from %s: %d new, %d merged, %d unchanged.\n",
 		len(res), opts.Path, counts[lore.Created], counts[lore.Merged], counts[lore.Unchanged])

@@ -11,11 +11,12 @@ import (
 	"syscall"
 
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/transcript"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, iostreams.System(), os.Args[1:])
+	code := run(ctx, newFactory(iostreams.System(), transcript.HostEnv()), os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -26,13 +26,26 @@ func runLore(t *testing.T, home string, args ...string) result {
 	if home == "" {
 		home = t.TempDir()
 	}
-	old := hostEnv
-	hostEnv = func() transcript.Env {
-		return transcript.Env{Home: home, GOOS: "linux", Cwd: home, Getenv: func(string) string { return "" }}
+	return runIn(t, testEnv(home, nil), "", nil, args...)
+}
+
+// testEnv is a Linux machine with home as its home and current folder, and
+// env as its environment variables.
+func testEnv(home string, env map[string]string) transcript.Env {
+	return transcript.Env{Home: home, GOOS: "linux", Cwd: home, Getenv: func(k string) string { return env[k] }}
+}
+
+// runIn runs the command line in-process on the machine env, with stdin
+// as standard input. change, when not nil, changes the factory first.
+func runIn(t *testing.T, env transcript.Env, stdin string, change func(*factory), args ...string) result {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	fac := newFactory(ios, env)
+	if change != nil {
+		change(fac)
 	}
-	defer func() { hostEnv = old }()
-	ios, _, out, errOut := iostreams.Test()
-	code := run(context.Background(), ios, args)
+	code := run(context.Background(), fac, args)
 	return result{code, out.String(), errOut.String()}
 }
 

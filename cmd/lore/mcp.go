@@ -25,8 +25,8 @@ type mcpOptions struct {
 	Repo  string
 }
 
-func newMCPCmd(ios *iostreams.IOStreams, runF func(context.Context, *mcpOptions) error) *cobra.Command {
-	opts := &mcpOptions{IO: ios, Env: hostEnv()}
+func newMCPCmd(fac *factory, runF func(context.Context, *mcpOptions) error) *cobra.Command {
+	opts := &mcpOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the knowledge store to agents over MCP (stdio)",

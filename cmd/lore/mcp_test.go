@@ -16,6 +16,7 @@ import (
 
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/mcpserver"
+	"github.com/lorehq/lore/transcript"
 )
 
 // mcpArgsEnv makes TestMCPProcessHelper run lore with these arguments (a
@@ -35,7 +36,7 @@ func TestMCPProcessHelper(t *testing.T) {
 	if err := json.Unmarshal([]byte(v), &args); err != nil {
 		os.Exit(3)
 	}
-	os.Exit(run(context.Background(), iostreams.System(), args))
+	os.Exit(run(context.Background(), newFactory(iostreams.System(), transcript.HostEnv()), args))
 }
 
 func TestMCPOverStdio(t *testing.T) {
@@ -110,7 +111,7 @@ func mcpInProcess(ctx context.Context, t *testing.T, args ...string) (*mcp.Clien
 	ios := &iostreams.IOStreams{In: inR, Out: outW, ErrOut: &errOut}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, ios, args)
+		done <- run(ctx, newFactory(ios, transcript.HostEnv()), args)
 		outW.Close()
 	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
@@ -181,7 +182,7 @@ func TestMCPCommandLine(t *testing.T) {
 		}
 	}
 	var got *mcpOptions
-	cmd := newMCPCmd(nil, func(_ context.Context, o *mcpOptions) error { got = o; return nil })
+	cmd := newMCPCmd(&factory{}, func(_ context.Context, o *mcpOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--store", "/tmp/x.db", "--agent", "gemini-cli"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)

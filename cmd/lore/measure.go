@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -29,8 +28,8 @@ type measureOptions struct {
 	Now        time.Time // zero: the current time
 }
 
-func newMeasureCmd(ios *iostreams.IOStreams, runF func(context.Context, *measureOptions) error) *cobra.Command {
-	opts := &measureOptions{IO: ios, Env: hostEnv()}
+func newMeasureCmd(fac *factory, runF func(context.Context, *measureOptions) error) *cobra.Command {
+	opts := &measureOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "measure [PATH...]",
 		Short: "Show whether the loop compounds: velocity, hit rate, recurrence, would-have-known",
@@ -99,7 +98,7 @@ func measureMetrics(ctx context.Context, opts *measureOptions) (measure.Metrics,
 	defer bar.stop()
 	return measure.Compute(ctx, sessions, st, measure.Options{
 		Since: opts.since, Repo: opts.Repo, Now: opts.Now, Replay: true,
-		ReplayStore: func(ctx context.Context) (lore.Store, error) { return tempStore(ctx, "lore-replay-") },
+		ReplayStore: func(ctx context.Context) (lore.Store, error) { return opts.tempStore(ctx, "lore-replay-") },
 		Progress:    func(done, total int) { bar.update(int64(done), int64(total)) },
 	})
 }
@@ -110,13 +109,10 @@ func measureRun(ctx context.Context, opts *measureOptions) error {
 		return err
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
 		if opts.ReplayOnly {
-			return enc.Encode(m.WouldHaveKnown)
+			return writeJSON(opts.IO.Out, m.WouldHaveKnown, jsonIndent)
 		}
-		return enc.Encode(m)
+		return writeJSON(opts.IO.Out, m, jsonIndent)
 	}
 	if opts.ReplayOnly {
 		writeReplay(opts.IO.Out, m.WouldHaveKnown)

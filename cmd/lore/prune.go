@@ -33,11 +33,11 @@ const pruneDBHelp = `The database is $HERMES_HOME/state.db (HERMES_HOME defaults
 --db PATH names another. The archive is state-archive.db beside it unless
 --archive names another.`
 
-func newPruneCmd(ios *iostreams.IOStreams, runners *pruneRunners) *cobra.Command {
+func newPruneCmd(fac *factory, runners *pruneRunners) *cobra.Command {
 	if runners == nil {
 		runners = &pruneRunners{}
 	}
-	opts := &pruneRunOptions{IO: ios, Env: hostEnv(), Now: time.Now}
+	opts := &pruneRunOptions{IO: fac.IO, Env: fac.Env, Now: time.Now}
 	var leakAfter, archiveAfter string
 	cmd := &cobra.Command{
 		Use:   "prune",
@@ -117,7 +117,7 @@ Exit codes: 0 ok, 1 no database, not a Hermes state.db, or a step failed
 	f.BoolVar(&opts.NoVacuum, "no-vacuum", false, "do not VACUUM the database afterwards")
 	f.BoolVar(&opts.NoBackup, "no-backup", false, "do not back the database up first")
 	f.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
-	cmd.AddCommand(newPruneStatsCmd(ios, runners.Stats), newPruneRestoreCmd(ios, runners.Restore), newPruneListCmd(ios, runners.List))
+	cmd.AddCommand(newPruneStatsCmd(fac, runners.Stats), newPruneRestoreCmd(fac, runners.Restore), newPruneListCmd(fac, runners.List))
 	return cmd
 }
 
@@ -130,8 +130,8 @@ type pruneStatsOptions struct {
 	JSON      bool
 }
 
-func newPruneStatsCmd(ios *iostreams.IOStreams, runF func(context.Context, *pruneStatsOptions) error) *cobra.Command {
-	opts := &pruneStatsOptions{IO: ios, Env: hostEnv(), Now: time.Now}
+func newPruneStatsCmd(fac *factory, runF func(context.Context, *pruneStatsOptions) error) *cobra.Command {
+	opts := &pruneStatsOptions{IO: fac.IO, Env: fac.Env, Now: time.Now}
 	var leakAfter string
 	cmd := &cobra.Command{
 		Use:   "stats",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,13 +33,6 @@ type pruneRunOptions struct {
 	NoVacuum     bool
 	NoBackup     bool
 	JSON         bool
-}
-
-// writeJSON writes v as one line of JSON, leaving <, > and & as they are.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // noStateDB turns a missing database into what to do about it.
@@ -172,8 +164,8 @@ type pruneRestoreOptions struct {
 	JSON    bool
 }
 
-func newPruneRestoreCmd(ios *iostreams.IOStreams, runF func(context.Context, *pruneRestoreOptions) error) *cobra.Command {
-	opts := &pruneRestoreOptions{IO: ios, Env: hostEnv()}
+func newPruneRestoreCmd(fac *factory, runF func(context.Context, *pruneRestoreOptions) error) *cobra.Command {
+	opts := &pruneRestoreOptions{IO: fac.IO, Env: fac.Env}
 	cmd := &cobra.Command{
 		Use:   "restore SESSION_ID...",
 		Short: "Put archived sessions back into the database exactly as they were",
@@ -242,8 +234,8 @@ type pruneListOptions struct {
 	JSON    bool
 }
 
-func newPruneListCmd(ios *iostreams.IOStreams, runF func(context.Context, *pruneListOptions) error) *cobra.Command {
-	opts := &pruneListOptions{IO: ios, Env: hostEnv()}
+func newPruneListCmd(fac *factory, runF func(context.Context, *pruneListOptions) error) *cobra.Command {
+	opts := &pruneListOptions{IO: fac.IO, Env: fac.Env}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the sessions in the archive",

@@ -26,7 +26,7 @@ func TestPruneFlags(t *testing.T) {
 	} {
 		ios, _, _, _ := iostreams.Test()
 		var got *pruneRunOptions
-		cmd := newPruneCmd(ios, &pruneRunners{Run: func(_ context.Context, o *pruneRunOptions) error { got = o; return nil }})
+		cmd := newPruneCmd(&factory{IO: ios}, &pruneRunners{Run: func(_ context.Context, o *pruneRunOptions) error { got = o; return nil }})
 		cmd.SetArgs(tt.args)
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%v: %v", tt.args, err)

@@ -221,7 +221,7 @@ func TestPruneStatsFlags(t *testing.T) {
 	} {
 		ios, _, _, _ := iostreams.Test()
 		var got *pruneStatsOptions
-		cmd := newPruneCmd(ios, &pruneRunners{Stats: func(_ context.Context, o *pruneStatsOptions) error { got = o; return nil }})
+		cmd := newPruneCmd(&factory{IO: ios}, &pruneRunners{Stats: func(_ context.Context, o *pruneStatsOptions) error { got = o; return nil }})
 		cmd.SetArgs(append([]string{"stats"}, tt.args...))
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%v: %v", tt.args, err)

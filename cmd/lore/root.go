@@ -7,9 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/lorehq/lore/internal/iostreams"
-	"github.com/lorehq/lore/transcript"
 )
 
 // Exit codes, documented in lore --help.
@@ -33,12 +30,9 @@ func usagef(format string, args ...any) error {
 // saying has been said already.
 var errSilent = errors.New("")
 
-// hostEnv is what discovery reads of the machine; tests replace it.
-var hostEnv = transcript.HostEnv
-
 // run runs lore with args and returns the exit code.
-func run(ctx context.Context, io *iostreams.IOStreams, args []string) int {
-	root := newRootCmd(io)
+func run(ctx context.Context, fac *factory, args []string) int {
+	root := newRootCmd(fac)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -46,14 +40,14 @@ func run(ctx context.Context, io *iostreams.IOStreams, args []string) int {
 	}
 	if isBootHook(args) {
 		// The hook's own errors fail open inside it; these are its flags'.
-		return failOpenHook(io, err)
+		return failOpenHook(fac.IO, err)
 	}
 	if !errors.Is(err, errSilent) {
-		fmt.Fprintf(io.ErrOut, "lore: %v\n", err)
+		fmt.Fprintf(fac.IO.ErrOut, "lore: %v\n", err)
 	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintln(io.ErrOut, "Run 'lore --help' for usage.")
+		fmt.Fprintln(fac.IO.ErrOut, "Run 'lore --help' for usage.")
 		return exitUsage
 	}
 	if ctx.Err() != nil {
@@ -70,7 +64,7 @@ func isCobraUsage(err error) bool {
 		strings.Contains(s, "accepts ") && strings.Contains(s, " arg(s), received ")
 }
 
-func newRootCmd(io *iostreams.IOStreams) *cobra.Command {
+func newRootCmd(fac *factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lore",
 		Short: "Turn what coding agents learn into knowledge for their next session",
@@ -90,28 +84,28 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 			HiddenDefaultCmd: true,
 		},
 	}
-	root.SetOut(io.Out)
-	root.SetErr(io.ErrOut)
+	root.SetOut(fac.IO.Out)
+	root.SetErr(fac.IO.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
-		newVersionCmd(io),
-		newSessionsCmd(io, nil),
-		newSampleCmd(io, nil),
-		newAddCmd(io, nil),
-		newSearchCmd(io, nil),
-		newShowCmd(io, nil),
-		newForgetCmd(io, nil),
-		newExportCmd(io, nil),
-		newImportCmd(io, nil),
-		newHarvestCmd(io, nil),
-		newBootCmd(io, nil),
-		newMeasureCmd(io, nil),
-		newDashboardCmd(io, nil),
-		newTourCmd(io),
-		newMCPCmd(io, nil),
-		newHooksCmd(io, nil),
-		newContextCmd(io, nil),
-		newPruneCmd(io, nil),
+		newVersionCmd(fac),
+		newSessionsCmd(fac, nil),
+		newSampleCmd(fac, nil),
+		newAddCmd(fac, nil),
+		newSearchCmd(fac, nil),
+		newShowCmd(fac, nil),
+		newForgetCmd(fac, nil),
+		newExportCmd(fac, nil),
+		newImportCmd(fac, nil),
+		newHarvestCmd(fac, nil),
+		newBootCmd(fac, nil),
+		newMeasureCmd(fac, nil),
+		newDashboardCmd(fac, nil),
+		newTourCmd(fac),
+		newMCPCmd(fac, nil),
+		newHooksCmd(fac, nil),
+		newContextCmd(fac, nil),
+		newPruneCmd(fac, nil),
 	)
 	return root
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -31,8 +30,8 @@ type sampleOptions struct {
 	filterOptions
 }
 
-func newSampleCmd(ios *iostreams.IOStreams, runF func(context.Context, *sampleOptions) error) *cobra.Command {
-	opts := &sampleOptions{IO: ios, Env: hostEnv()}
+func newSampleCmd(fac *factory, runF func(context.Context, *sampleOptions) error) *cobra.Command {
+	opts := &sampleOptions{IO: fac.IO, Env: fac.Env}
 	cmd := &cobra.Command{
 		Use:   "sample [PATH...]",
 		Short: "Pick the sessions most worth harvesting",
@@ -133,10 +132,7 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 				Messages: s.MessageCount(), Repos: repos, IsFailure: s.Outcome == "failure",
 			})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(list); err != nil {
+		if err := writeJSON(w, list, jsonIndent); err != nil {
 			return err
 		}
 	case "paths":

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -24,8 +23,8 @@ type searchOptions struct {
 	JSON     bool
 }
 
-func newSearchCmd(ios *iostreams.IOStreams, runF func(context.Context, *searchOptions) error) *cobra.Command {
-	opts := &searchOptions{IO: ios, Env: hostEnv()}
+func newSearchCmd(fac *factory, runF func(context.Context, *searchOptions) error) *cobra.Command {
+	opts := &searchOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Find knowledge items that answer a question",
@@ -114,9 +113,8 @@ func searchRun(ctx context.Context, opts *searchOptions) error {
 	}
 	out := opts.IO.Out
 	if opts.JSON {
-		enc := json.NewEncoder(out)
 		for _, h := range hits {
-			if err := enc.Encode(h.Item); err != nil {
+			if err := writeJSON(out, h.Item, jsonEscapeHTML); err != nil {
 				return err
 			}
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -77,8 +76,8 @@ func (f *filterOptions) keep(s *lore.Session) bool {
 	return true
 }
 
-func newSessionsCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsOptions) error) *cobra.Command {
-	opts := &sessionsOptions{IO: ios, Env: hostEnv()}
+func newSessionsCmd(fac *factory, runF func(context.Context, *sessionsOptions) error) *cobra.Command {
+	opts := &sessionsOptions{IO: fac.IO, Env: fac.Env}
 	cmd := &cobra.Command{
 		Use:   "sessions [PATH...]",
 		Short: "List agent sessions found in transcripts",
@@ -113,7 +112,7 @@ Exit status 1 only when PATHs were given and no session could be read in them.`,
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON object per session per line")
 	opts.addFlags(cmd)
-	cmd.AddCommand(newSessionsShowCmd(ios, nil))
+	cmd.AddCommand(newSessionsShowCmd(fac, nil))
 	return cmd
 }
 
@@ -241,10 +240,8 @@ func sessionsRun(ctx context.Context, opts *sessionsOptions) error {
 	}
 	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	if opts.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
 		for _, s := range list {
-			if err := enc.Encode(summaryJSON(s)); err != nil {
+			if err := writeJSON(w, summaryJSON(s)); err != nil {
 				return err
 			}
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,8 +28,8 @@ type sessionsShowOptions struct {
 	Raw  bool // print secrets as the transcript has them
 }
 
-func newSessionsShowCmd(ios *iostreams.IOStreams, runF func(context.Context, *sessionsShowOptions) error) *cobra.Command {
-	opts := &sessionsShowOptions{IO: ios, Env: hostEnv()}
+func newSessionsShowCmd(fac *factory, runF func(context.Context, *sessionsShowOptions) error) *cobra.Command {
+	opts := &sessionsShowOptions{IO: fac.IO, Env: fac.Env}
 	cmd := &cobra.Command{
 		Use:   "show ID|PATH",
 		Short: "Show one session with its messages, tool calls and results",
@@ -79,9 +78,7 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
 	for i, s := range sessions {
 		if opts.JSON {
-			enc := json.NewEncoder(w)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(detailJSON(s)); err != nil {
+			if err := writeJSON(w, detailJSON(s)); err != nil {
 				return err
 			}
 			continue

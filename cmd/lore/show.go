@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -21,8 +20,8 @@ type showOptions struct {
 	JSON bool
 }
 
-func newShowCmd(ios *iostreams.IOStreams, runF func(context.Context, *showOptions) error) *cobra.Command {
-	opts := &showOptions{IO: ios, Env: hostEnv()}
+func newShowCmd(fac *factory, runF func(context.Context, *showOptions) error) *cobra.Command {
+	opts := &showOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one knowledge item with its evidence",
@@ -58,12 +57,7 @@ func showRun(ctx context.Context, opts *showOptions) error {
 		return storeError(err)
 	}
 	if opts.JSON {
-		b, err := json.MarshalIndent(it, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.Out, "%s\n", b)
-		return nil
+		return writeJSON(opts.IO.Out, it, jsonIndent, jsonEscapeHTML)
 	}
 	w := opts.IO.Out
 	fmt.Fprintf(w, "%s  %s · %s · confidence %.2f · %d session(s)\n\n", it.ID, it.Category, it.Status, it.Confidence, it.SourceCount)

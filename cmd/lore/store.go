@@ -12,13 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
 
 // storeOptions choose the store a command works on.
 type storeOptions struct {
 	Store string // --store; empty: LORE_STORE, then $LORE_HOME/lore.db
+
+	openStore func(ctx context.Context, path string) (lore.Store, error) // the factory's OpenStore
 }
 
 const storeHelp = `The store is $LORE_HOME/lore.db (LORE_HOME defaults to ~/.lore, created
@@ -77,17 +78,17 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 			return nil, fmt.Errorf("no knowledge store at %s yet: lore add or lore import creates it", p)
 		}
 	}
-	return sqlite.Open(ctx, p, sqlite.Options{})
+	return o.openStore(ctx, p)
 }
 
 // tempStore opens a new store in a temporary folder named with prefix,
 // which goes when the store is closed.
-func tempStore(ctx context.Context, prefix string) (lore.Store, error) {
+func (o *storeOptions) tempStore(ctx context.Context, prefix string) (lore.Store, error) {
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, err
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "lore.db"), sqlite.Options{})
+	st, err := o.openStore(ctx, filepath.Join(dir, "lore.db"))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err

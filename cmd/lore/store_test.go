@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		}
 		io.Copy(io.Discard, os.Stdin)
 		for _, args := range runs {
-			if code := run(context.Background(), iostreams.System(), args); code != 0 {
+			if code := run(context.Background(), newFactory(iostreams.System(), transcript.HostEnv()), args); code != 0 {
 				os.Exit(code)
 			}
 		}
@@ -50,14 +50,7 @@ func TestMain(m *testing.M) {
 // runLoreEnv is runLore with environment variables for lore to read.
 func runLoreEnv(t *testing.T, home string, env map[string]string, args ...string) result {
 	t.Helper()
-	old := hostEnv
-	hostEnv = func() transcript.Env {
-		return transcript.Env{Home: home, GOOS: "linux", Cwd: home, Getenv: func(k string) string { return env[k] }}
-	}
-	defer func() { hostEnv = old }()
-	ios, _, out, errOut := iostreams.Test()
-	code := run(context.Background(), ios, args)
-	return result{code, out.String(), errOut.String()}
+	return runIn(t, testEnv(home, env), "", nil, args...)
 }
 
 // testStore is a store file of one test's own.

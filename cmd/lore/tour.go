@@ -6,11 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/tour"
 )
 
-func newTourCmd(ios *iostreams.IOStreams) *cobra.Command {
+func newTourCmd(fac *factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "tour",
 		Short: "Run the whole loop on example sessions, touching nothing of yours",
@@ -22,10 +21,10 @@ end; your transcripts and your store are not read or written.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
-			if _, err := tour.Run(cmd.Context(), ios.Out); err != nil {
+			if _, err := tour.Run(cmd.Context(), fac.IO.Out); err != nil {
 				return err
 			}
-			fmt.Fprintf(ios.ErrOut, "(the tour took %.1f s)\n", time.Since(start).Seconds())
+			fmt.Fprintf(fac.IO.ErrOut, "(the tour took %.1f s)\n", time.Since(start).Seconds())
 			return nil
 		},
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-
-	"github.com/lorehq/lore/internal/iostreams"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -47,7 +44,7 @@ func versionString() string {
 	return "devel-" + rev
 }
 
-func newVersionCmd(io *iostreams.IOStreams) *cobra.Command {
+func newVersionCmd(fac *factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "version",
@@ -55,12 +52,12 @@ func newVersionCmd(io *iostreams.IOStreams) *cobra.Command {
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asJSON {
-				return json.NewEncoder(io.Out).Encode(map[string]string{
+				return writeJSON(fac.IO.Out, map[string]string{
 					"version": versionString(), "go": runtime.Version(),
 					"os": runtime.GOOS, "arch": runtime.GOARCH,
-				})
+				}, jsonEscapeHTML)
 			}
-			fmt.Fprintf(io.Out, "lore %s (%s %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(fac.IO.Out, "lore %s (%s %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	}

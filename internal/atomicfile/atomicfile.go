@@ -36,3 +36,14 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	}
 	return err
 }
+
+// ResolveLink is the file a write to p should replace: where a symbolic
+// link at p points, so that a file kept in a dotfiles folder is written
+// where it lives and the link survives (WriteFile's rename would replace
+// the link itself). It is p when p is no link, or not there.
+func ResolveLink(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}

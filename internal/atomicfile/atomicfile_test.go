@@ -28,3 +28,38 @@ func TestWriteFile(t *testing.T) {
 		t.Error("replacing a folder worked")
 	}
 }
+
+func TestResolveLink(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir()) // macOS: /var → /private/var
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dir, "dotfiles", "settings.json")
+	link := filepath.Join(dir, "settings.json")
+	if err := WriteFile(real, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	missing := filepath.Join(dir, "none.json")
+	for _, tt := range []struct{ p, want string }{
+		{link, real},
+		{real, real},
+		{missing, missing},
+	} {
+		if got := ResolveLink(tt.p); got != tt.want {
+			t.Errorf("ResolveLink(%s) = %s, want %s", tt.p, got, tt.want)
+		}
+	}
+	// Writing where the link points keeps the link.
+	if err := WriteFile(ResolveLink(link), []byte("two"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is gone: %v", err)
+	}
+	if b, _ := os.ReadFile(real); string(b) != "two" {
+		t.Errorf("the file the link points at holds %q", b)
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/sqlite"
+	"github.com/lorehq/lore/transcript"
+)
+
+// factory is what commands take from the machine they run on. main builds
+// one and hands it to every newXCmd; a test builds its own instead of
+// replacing package state, so tests can run side by side.
+type factory struct {
+	IO *iostreams.IOStreams
+	// Env is the machine as discovery and the store's path read it.
+	Env transcript.Env
+	// Executable is the absolute path of the running lore, symbolic links
+	// resolved: what lore's hooks in the user's settings call.
+	Executable func() (string, error)
+	// SelfCommand is a command that runs lore again with args.
+	SelfCommand func(args ...string) (*exec.Cmd, error)
+	// OpenStore opens the store file at path, creating it when missing.
+	OpenStore func(ctx context.Context, path string) (lore.Store, error)
+}
+
+// newFactory is the factory of a lore run on this machine: ios and env
+// are its streams and environment, the rest the process's own.
+func newFactory(ios *iostreams.IOStreams, env transcript.Env) *factory {
+	return &factory{
+		IO:          ios,
+		Env:         env,
+		Executable:  executable,
+		SelfCommand: selfCommand,
+		OpenStore: func(ctx context.Context, path string) (lore.Store, error) {
+			return sqlite.Open(ctx, path, sqlite.Options{})
+		},
+	}
+}
+
+func executable() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(p)
+}
+
+func selfCommand(args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(exe, args...), nil
+}
+
+// storeOptions are the store options of a command, opening stores as f
+// does.
+func (f *factory) storeOptions() storeOptions {
+	return storeOptions{openStore: f.OpenStore}
+}

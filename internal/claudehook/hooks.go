@@ -1,0 +1,100 @@
+package claudehook
+
+import (
+	"path"
+	"strings"
+)
+
+// The hooks lore installs into Claude Code. A hook is lore's when its
+// command is a program named lore followed by one of these.
+const (
+	BootArgs    = "boot --format claude-hook"
+	HarvestArgs = "harvest --from-hook"
+)
+
+// hook is one hook lore manages in Claude Code's settings.
+type hook struct {
+	Event   string
+	Args    string
+	Matcher *string // nil: no matcher field (SessionEnd's matcher filters by exit reason)
+	Timeout int     // seconds
+}
+
+var (
+	emptyMatcher = ""
+	loreHooks    = []hook{
+		// Starting a session must stay quick.
+		{Event: SessionStart, Args: BootArgs, Matcher: &emptyMatcher, Timeout: 5},
+		// Claude Code gives SessionEnd hooks 1.5 s between them unless a hook
+		// asks for more (up to 60 s). The harvest itself runs detached; the
+		// margin is for starting it on a slow, busy machine.
+		{Event: SessionEnd, Args: HarvestArgs, Timeout: 10},
+	}
+)
+
+// Commands are the commands of lore's hooks, by event, for the lore that
+// prog names in the shell (a quoted path, or lore for PATH to find).
+func Commands(prog string) map[string]string {
+	commands := map[string]string{}
+	for _, h := range loreHooks {
+		commands[h.Event] = prog + " " + h.Args
+	}
+	return commands
+}
+
+// What Install and Uninstall did to a hook.
+const (
+	Added        = "added"
+	Replaced     = "replaced"
+	AlreadyThere = "already there"
+	Removed      = "removed"
+	NotThere     = "not there"
+)
+
+// Change is what install or uninstall did to one hook. It is also lore
+// hooks' --json report, hence the tags.
+type Change struct {
+	Event    string   `json:"event"`
+	Command  string   `json:"command,omitempty"`
+	Action   string   `json:"action"` // Added, Replaced, AlreadyThere, Removed, NotThere
+	Previous []string `json:"previous,omitempty"`
+}
+
+// changed reports whether c changed the settings.
+func (c Change) changed() bool {
+	return c.Action == Added || c.Action == Replaced || c.Action == Removed
+}
+
+// isLoreHook reports whether command runs a program named lore with args.
+func isLoreHook(command, args string) bool {
+	c := strings.Join(strings.Fields(command), " ")
+	prog, ok := strings.CutSuffix(c, " "+args)
+	if !ok {
+		return false
+	}
+	prog = strings.TrimSpace(prog)
+	if n := len(prog); n >= 2 && (prog[0] == '\'' && prog[n-1] == '\'' || prog[0] == '"' && prog[n-1] == '"') {
+		prog = strings.ReplaceAll(prog[1:n-1], `'\''`, "'")
+	}
+	if strings.ContainsAny(prog, " \t") && !strings.ContainsAny(prog, `/\`) {
+		return false // "env X=1 lore" and the like are someone else's
+	}
+	base := path.Base(strings.ReplaceAll(prog, `\`, "/"))
+	return base == "lore" || strings.EqualFold(base, "lore.exe")
+}
+
+// ShellQuote quotes p for the shell Claude Code runs hook commands with,
+// when it needs quoting.
+func ShellQuote(p string) string {
+	safe := p != ""
+	for _, r := range p {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("_-./:@%+=,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+}
