@@ -189,6 +189,7 @@ func TestWriteDashboard(t *testing.T) {
 			}
 
 			page := readFile(t, filepath.Join(dir, DashboardHTML))
+			checkGolden(t, filepath.Join("testdata", "dashboard", tt.name+".html"), page)
 			checkPage(t, page, tt.empty)
 			if !tt.empty {
 				if strings.Contains(page, "<script>alert") {
