@@ -331,28 +331,6 @@ func TestDashboardFormats(t *testing.T) {
 	}
 }
 
-func TestDashboardChartScale(t *testing.T) {
-	tests := []struct {
-		v     float64
-		whole bool
-		top   float64
-		ticks []float64
-	}{
-		{0, true, 1, []float64{0, 1}},
-		{3, true, 3, []float64{0, 1, 2, 3}},
-		{9, true, 10, []float64{0, 5, 10}},
-		{9, false, 10, []float64{0, 2.5, 5, 7.5, 10}},
-		{0.7, false, 0.8, []float64{0, 0.2, 0.4, 0.6, 0.8}},
-		{92_000, true, 100_000, []float64{0, 25_000, 50_000, 75_000, 100_000}},
-	}
-	for _, tt := range tests {
-		top, ticks := chartScale(tt.v, tt.whole)
-		if top != tt.top || !slices.Equal(ticks, tt.ticks) {
-			t.Errorf("chartScale(%v, %v) = %v, %v; want %v, %v", tt.v, tt.whole, top, ticks, tt.top, tt.ticks)
-		}
-	}
-}
-
 // TestDashboardBrowser opens index.html in a headless Chromium: it must
 // load without a console message, show every chart, and paint more than a
 // blank page. It needs chromium, chromium-browser or google-chrome on
