@@ -189,6 +189,7 @@ func TestWriteDashboard(t *testing.T) {
 			}
 
 			page := readFile(t, filepath.Join(dir, DashboardHTML))
+			checkGolden(t, filepath.Join("testdata", "dashboard", tt.name+".html"), page)
 			checkPage(t, page, tt.empty)
 			if !tt.empty {
 				if strings.Contains(page, "<script>alert") {
@@ -326,28 +327,6 @@ func TestDashboardFormats(t *testing.T) {
 	for _, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)
-		}
-	}
-}
-
-func TestDashboardChartScale(t *testing.T) {
-	tests := []struct {
-		v     float64
-		whole bool
-		top   float64
-		ticks []float64
-	}{
-		{0, true, 1, []float64{0, 1}},
-		{3, true, 3, []float64{0, 1, 2, 3}},
-		{9, true, 10, []float64{0, 5, 10}},
-		{9, false, 10, []float64{0, 2.5, 5, 7.5, 10}},
-		{0.7, false, 0.8, []float64{0, 0.2, 0.4, 0.6, 0.8}},
-		{92_000, true, 100_000, []float64{0, 25_000, 50_000, 75_000, 100_000}},
-	}
-	for _, tt := range tests {
-		top, ticks := chartScale(tt.v, tt.whole)
-		if top != tt.top || !slices.Equal(ticks, tt.ticks) {
-			t.Errorf("chartScale(%v, %v) = %v, %v; want %v, %v", tt.v, tt.whole, top, ticks, tt.top, tt.ticks)
 		}
 	}
 }

@@ -1,0 +1,371 @@
+package measure
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lorehq/lore/internal/svgchart"
+)
+
+// dashboardHTML is the page, a template of its own so that its markup
+// and style read as a page; dashboard.html.tmpl says what it holds.
+//
+//go:embed dashboard.html.tmpl
+var dashboardHTML string
+
+var dashboardPage = template.Must(template.New("index").Funcs(template.FuncMap{
+	"shares": func(what, unit string, rows []dashCount) dashShares {
+		return dashShares{What: what, Unit: unit, Rows: rows}
+	},
+}).Parse(dashboardHTML))
+
+// dashShares is a table of counts and their shares.
+type dashShares struct {
+	What, Unit string
+	Rows       []dashCount
+}
+
+type dashPage struct {
+	Generated    string
+	GeneratedISO string
+	Scope        string
+	Sessions     string
+	Headlines    []dashHeadline
+	Charts       []dashChart
+	Signatures   []dashSignatureRow
+	Outcomes     []dashCount
+	Categories   []dashCount
+}
+
+type dashSignatureRow struct {
+	Signature, KnownSince, Before, After, BeforePerWeek, AfterPerWeek string
+}
+
+func newDashPage(m Metrics) dashPage {
+	p := dashPage{
+		Generated: dashGenerated(m.GeneratedAt),
+		Scope:     dashScope(m),
+		Sessions:  dashN(m.Sessions, "session"),
+		Headlines: dashHeadlines(m),
+		Charts: []dashChart{
+			// In pairs of about the same height, for the two-column grid.
+			velocityChart(m.Velocity),
+			firstTryChart(m.FirstTry),
+			wouldHaveKnownChart(m.WouldHaveKnown),
+			hitRateChart(m.HitRate),
+			recurrenceChart(m.Recurrence),
+			costChart(m.PerSession),
+		},
+		Outcomes:   dashOutcomes(m.Outcomes),
+		Categories: dashCategories(m.Knowledge.ByCategory),
+	}
+	if !m.GeneratedAt.IsZero() {
+		p.GeneratedISO = m.GeneratedAt.UTC().Format(time.RFC3339)
+	}
+	for _, s := range m.Recurrence.Signatures {
+		p.Signatures = append(p.Signatures, dashSignatureRow{
+			Signature: s.Signature, KnownSince: dashDate(s.KnownSince),
+			Before: dashInt(int64(s.Before)), After: dashInt(int64(s.After)),
+			BeforePerWeek: Decimal(s.BeforePerWeek), AfterPerWeek: Decimal(s.AfterPerWeek),
+		})
+	}
+	return p
+}
+
+// Charts: each is drawn here from the metrics as shapes in a 640-wide
+// viewBox; svgchart writes them out and the page's style colours them.
+
+const chartWidth = 640
+
+// dashChart is one figure of the page: a heading, a sentence that says
+// what the chart shows in words, and the chart (whose ID is the figure's
+// data-chart).
+type dashChart struct {
+	Heading string
+	Summary string
+	Chart   *svgchart.Chart
+}
+
+// newDashChart starts a chart h high, with title the svg's title, and
+// margins around its plot area.
+func newDashChart(id, heading, title string, h, left, top, right, bottom float64) (dashChart, *svgchart.Frame) {
+	f := svgchart.New(id, title, chartWidth, h, svgchart.Margins{Left: left, Top: top, Right: right, Bottom: bottom})
+	return dashChart{Heading: heading, Chart: f.Chart}, f
+}
+
+func chartPercentTicks() []float64 { return []float64{0, 0.25, 0.5, 0.75, 1} }
+
+func chartCount(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func chartTokens(v float64) string { return ShortTokens(int64(math.Round(v))) }
+
+func velocityChart(v Velocity) dashChart {
+	c, f := newDashChart("velocity", "Knowledge velocity", "New knowledge items per day", 300, 56, 20, 36, 44)
+	var days []Day
+	undated := 0
+	for _, d := range v.Days {
+		if dashDated(d.Date) {
+			days = append(days, d)
+		} else {
+			undated += d.Items
+		}
+	}
+	c.Summary = "No items yet."
+	if len(v.Days) > 0 {
+		c.Summary = fmt.Sprintf("%s items per day on average; %s items in the store.", Decimal(v.ItemsPerDay), dashInt(int64(v.Items)))
+	}
+	c.Summary += dashUndrawn(undated, "items")
+	if len(days) == 0 {
+		f.Empty("day", "new items")
+		return c
+	}
+	most := 0
+	dates := make([]string, len(days))
+	for i, d := range days {
+		most = max(most, d.Items)
+		dates[i] = d.Date
+	}
+	top, ticks := svgchart.Scale(float64(most), true)
+	f.YAxis(top, ticks, chartCount, "new items")
+	slots := f.TimeAxis(dates, 1, "day")
+	w := slots.Width
+	if w >= 3 {
+		w *= 0.8
+	}
+	w = max(w, 2) // a day on a span of years is still seen
+	for i, d := range days {
+		y := f.Y(float64(d.Items), top)
+		f.Rect(slots.X[i]-w/2, y, w, f.Y1-y, "bar", fmt.Sprintf("%s: %s new items", d.Date, dashInt(int64(d.Items))))
+	}
+	return c
+}
+
+func recurrenceChart(r Recurrence) dashChart {
+	const rowH, top, bottom = 40.0, 40.0, 44.0
+	top10 := dashTopSignatures(r.Signatures, 10)
+	h := top + rowH*float64(len(top10)) + bottom
+	if len(top10) == 0 {
+		h = 300
+	}
+	c, f := newDashChart("recurrence", "Known errors, before and after",
+		"Sessions per week that met each known error, before and after lore knew it", h, 16, top, 64, bottom)
+	xLabel := "sessions per week that met the error"
+	if len(top10) == 0 {
+		c.Summary = "No known error has been met yet."
+		f.Empty(xLabel, "")
+		return c
+	}
+	c.Summary = fmt.Sprintf("The %d known errors met in most sessions; the after bar should be shorter.", len(top10))
+	f.Legend(18, svgchart.Swatch{Class: "before", Name: "before lore knew it"}, svgchart.Swatch{Class: "after", Name: "after"})
+	most := 0.0
+	for _, s := range top10 {
+		most = max(most, s.BeforePerWeek, s.AfterPerWeek)
+	}
+	scaleTop, ticks := svgchart.Scale(most, false)
+	x := func(v float64) float64 { return f.X0 + v/scaleTop*(f.X1-f.X0) }
+	for _, t := range ticks {
+		f.Line(x(t), f.Y0-4, x(t), f.Y1, "grid")
+		f.Text(x(t), f.Y1+17, "middle", "tick", chartCount(t))
+	}
+	f.Line(f.X0, f.Y1, f.X1, f.Y1, "axis")
+	f.XLabel(xLabel)
+	for i, s := range top10 {
+		ry := f.Y0 + rowH*float64(i)
+		label := s.Signature
+		if utf8.RuneCountInString(label) > 80 {
+			label = string([]rune(label)[:79]) + "…"
+		}
+		f.Text(f.X0, ry+10, "start", "siglabel", label)
+		for j, bar := range []struct {
+			class  string
+			perWk  float64
+			n      int
+			period string
+		}{{"before", s.BeforePerWeek, s.Before, "before"}, {"after", s.AfterPerWeek, s.After, "after"}} {
+			by := ry + 14 + float64(j)*12
+			w := x(bar.perWk) - f.X0
+			f.Rect(f.X0, by, w, 10, bar.class,
+				fmt.Sprintf("%s — %s lore knew it (%s): %s sessions, %s per week",
+					s.Signature, bar.period, dashDate(s.KnownSince), dashInt(int64(bar.n)), Decimal(bar.perWk)))
+			f.Text(f.X0+w+4, by+9, "start", "tick", Decimal(bar.perWk)+"/wk")
+		}
+	}
+	return c
+}
+
+func hitRateChart(h HitRate) dashChart {
+	c, f := newDashChart("hit-rate", "Hit rate", "What became of the items boot injected", 300, 24, 100, 24, 140)
+	xLabel := "share of the items boot injected"
+	if h.Injected == 0 {
+		c.Summary = "No items injected into the measured sessions yet."
+		f.Empty(xLabel, "")
+		return c
+	}
+	unused := dashUnused(h)
+	total := float64(max(h.Injected, h.Cited+h.ActedOn))
+	c.Summary = fmt.Sprintf("%s of %s items injected into %s boots were used.", Percent(h.Rate), dashInt(int64(h.Injected)), dashInt(int64(h.Boots)))
+	f.Legend(66,
+		svgchart.Swatch{Class: "cited", Name: fmt.Sprintf("cited %s", dashInt(int64(h.Cited)))},
+		svgchart.Swatch{Class: "acted", Name: fmt.Sprintf("acted on %s", dashInt(int64(h.ActedOn)))},
+		svgchart.Swatch{Class: "unused", Name: fmt.Sprintf("unused %s", dashInt(int64(unused)))})
+	barTop, barH := f.Y0, 52.0
+	x := f.X0
+	for _, seg := range []struct {
+		class, name string
+		n           int
+	}{{"cited", "cited", h.Cited}, {"acted", "acted on", h.ActedOn}, {"unused", "unused", unused}} {
+		w := float64(seg.n) / total * (f.X1 - f.X0)
+		share := Percent(float64(seg.n) / total)
+		f.Rect(x, barTop, w, barH, seg.class, fmt.Sprintf("%s: %s items (%s)", seg.name, dashInt(int64(seg.n)), share))
+		if w >= 44 {
+			class := "seglabel"
+			if seg.class == "unused" {
+				class += " muted" // dark text on the pale segment
+			}
+			f.Text(x+w/2, barTop+barH/2+5, "middle", class, share)
+		}
+		x += w
+	}
+	axisY := barTop + barH + 8
+	f.Line(f.X0, axisY, f.X1, axisY, "axis")
+	for _, t := range chartPercentTicks() {
+		tx := f.X0 + t*(f.X1-f.X0)
+		f.Line(tx, axisY, tx, axisY+4, "axis")
+		f.Text(tx, axisY+18, "middle", "tick", Percent(t))
+	}
+	f.Text((f.X0+f.X1)/2, axisY+40, "middle", "label",
+		fmt.Sprintf("share of the %s items injected into %s boots", dashInt(int64(h.Injected)), dashInt(int64(h.Boots))))
+	return c
+}
+
+func firstTryChart(ft FirstTry) dashChart {
+	c, f := newDashChart("first-try", "First-try success", "Share of sessions with no failed tool call, week by week", 300, 56, 20, 36, 44)
+	var weeks []Rate
+	undated := 0
+	for _, w := range ft.Weeks {
+		if dashDated(w.Week) {
+			weeks = append(weeks, w)
+		} else {
+			undated += w.N
+		}
+	}
+	c.Summary = "No sessions with tool calls yet."
+	if ft.Sessions > 0 {
+		c.Summary = fmt.Sprintf("%s of %s sessions with tool calls had no failed call.", Percent(ft.Rate), dashInt(int64(ft.Sessions)))
+	}
+	c.Summary += dashUndrawn(undated, "sessions")
+	if len(weeks) == 0 {
+		f.Empty("week", "first-try success")
+		return c
+	}
+	f.YAxis(1, chartPercentTicks(), Percent, "first-try success")
+	dates := make([]string, len(weeks))
+	for i, w := range weeks {
+		dates[i] = w.Week
+	}
+	slots := f.TimeAxis(dates, 7, "week (Monday)")
+	samples := make([]svgchart.Sample, len(weeks))
+	for i, w := range weeks {
+		samples[i] = svgchart.Sample{X: slots.X[i], Y: f.Y(w.Rate, 1), Missing: w.N == 0,
+			Title: fmt.Sprintf("week of %s: %s of %s sessions", w.Week, Percent(w.Rate), dashInt(int64(w.N)))}
+	}
+	f.Series("s1", samples)
+	return c
+}
+
+func wouldHaveKnownChart(w WouldHaveKnown) dashChart {
+	c, f := newDashChart("would-have-known", "Would have known",
+		"Share of errors an earlier session had taught, and of errors boot would have delivered, week by week", 300, 56, 40, 36, 44)
+	var weeks []Known
+	undated := 0
+	for _, k := range w.Weeks {
+		if dashDated(k.Week) {
+			weeks = append(weeks, k)
+		} else {
+			undated += k.Errors
+		}
+	}
+	c.Summary = "No errors met in the replayed sessions yet."
+	if w.Errors > 0 {
+		c.Summary = fmt.Sprintf("Overall %s of %s errors were known from an earlier session; %s were in the boot context.",
+			Percent(w.KnownRate), dashInt(int64(w.Errors)), Percent(w.DeliveredRate))
+	}
+	c.Summary += dashUndrawn(undated, "errors of sessions")
+	if len(weeks) == 0 {
+		f.Empty("week", "share of errors")
+		return c
+	}
+	f.Legend(18, svgchart.Swatch{Class: "s1", Name: "known"}, svgchart.Swatch{Class: "s2", Name: "delivered by boot"})
+	f.YAxis(1, chartPercentTicks(), Percent, "share of errors")
+	dates := make([]string, len(weeks))
+	for i, k := range weeks {
+		dates[i] = k.Week
+	}
+	slots := f.TimeAxis(dates, 7, "week (Monday)")
+	known, delivered := make([]svgchart.Sample, len(weeks)), make([]svgchart.Sample, len(weeks))
+	for i, k := range weeks {
+		x, missing := slots.X[i], k.Errors == 0
+		known[i] = svgchart.Sample{X: x, Y: f.Y(k.KnownRate, 1), Missing: missing,
+			Title: fmt.Sprintf("week of %s: %s of %s errors known", k.Week, Percent(k.KnownRate), dashInt(int64(k.Errors)))}
+		delivered[i] = svgchart.Sample{X: x, Y: f.Y(k.DeliveredRate, 1), Missing: missing,
+			Title: fmt.Sprintf("week of %s: %s of %s errors delivered", k.Week, Percent(k.DeliveredRate), dashInt(int64(k.Errors)))}
+	}
+	f.Series("s1", known)
+	f.Series("s2", delivered)
+	return c
+}
+
+// costChart has two panels over the same weeks: median tokens above,
+// median minutes below.
+func costChart(all []Period) dashChart {
+	c, tokens := newDashChart("cost", "Cost per session", "Median tokens and minutes per session, week by week", 480, 64, 20, 36, 44)
+	tokens.Y1 = 210
+	var ps []Period
+	undated := 0
+	for _, p := range all {
+		if dashDated(p.Week) {
+			ps = append(ps, p)
+		} else {
+			undated += p.Sessions
+		}
+	}
+	c.Summary = "No sessions yet."
+	if p, ok := dashLatestPeriod(all); ok {
+		c.Summary = fmt.Sprintf("The median session of %s: %s, %s.",
+			dashPeriodName(p), dashMedianTokens(p), dashMedianMinutes(p))
+	}
+	c.Summary += dashUndrawn(undated, "sessions")
+	if len(ps) == 0 {
+		tokens.Y1 = c.Chart.H - 44
+		tokens.Empty("week", "tokens and minutes")
+		return c
+	}
+	minutes := &svgchart.Frame{Chart: c.Chart, X0: tokens.X0, Y0: 246, X1: tokens.X1, Y1: c.Chart.H - 44}
+	dates := make([]string, len(ps))
+	var mostTokens, mostMinutes float64
+	for i, p := range ps {
+		dates[i] = p.Week
+		mostTokens = max(mostTokens, float64(p.MedianTokens))
+		mostMinutes = max(mostMinutes, p.MedianMinutes)
+	}
+	tTop, tTicks := svgchart.Scale(mostTokens, true)
+	mTop, mTicks := svgchart.Scale(mostMinutes, false)
+	tokens.YAxis(tTop, tTicks, chartTokens, "median tokens")
+	minutes.YAxis(mTop, mTicks, chartCount, "median minutes")
+	slots := minutes.TimeAxis(dates, 7, "week (Monday)")
+	ts, ms := make([]svgchart.Sample, len(ps)), make([]svgchart.Sample, len(ps))
+	for i, p := range ps {
+		ts[i] = svgchart.Sample{X: slots.X[i], Y: tokens.Y(float64(p.MedianTokens), tTop), Missing: p.SessionsWithTokens == 0,
+			Title: fmt.Sprintf("week of %s: median %s tokens over %s", p.Week, dashInt(p.MedianTokens), dashN(p.SessionsWithTokens, "session"))}
+		ms[i] = svgchart.Sample{X: slots.X[i], Y: minutes.Y(p.MedianMinutes, mTop), Missing: p.SessionsWithMinutes == 0,
+			Title: fmt.Sprintf("week of %s: median %s minutes over %s", p.Week, Decimal(p.MedianMinutes), dashN(p.SessionsWithMinutes, "session"))}
+	}
+	tokens.Series("s1", ts)
+	minutes.Series("s2", ms)
+	return c
+}
