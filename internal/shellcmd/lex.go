@@ -31,11 +31,11 @@ func (lx *lexer) next() (tok token, word, raw string) {
 		line   = lx.line
 		start  = -1 // start of the current word
 		quoted bool // the current word holds quotes or escapes
-		quote  byte // the open quote
+		quote  byte // the open quote; $ for $'…', which takes escapes
 	)
-	// end ends the current word at i, and reports whether it is one to
+	// finish ends the current word at i, and reports whether it is one to
 	// return: a redirection and its target are not.
-	end := func(i int) bool {
+	finish := func(i int) bool {
 		raw, q := line[start:i], quoted
 		start, quoted = -1, false
 		if bare, ok := redirection(raw); ok {
@@ -84,7 +84,7 @@ func (lx *lexer) next() (tok token, word, raw string) {
 			continue
 		}
 		if start >= 0 && endsWord(line, i) {
-			if s := start; end(i) {
+			if s := start; finish(i) {
 				return tokWord, word, line[s:i]
 			}
 		}
@@ -94,6 +94,8 @@ func (lx *lexer) next() (tok token, word, raw string) {
 				start = i
 			}
 			quote, quoted = c, true
+		case c == '\\' && start < 0 && i+1 < len(line) && line[i+1] == '\n':
+			lx.i++ // a line continued: a blank
 		case c == '\\':
 			if start < 0 {
 				start = i
@@ -142,7 +144,7 @@ func (lx *lexer) next() (tok token, word, raw string) {
 		}
 	}
 	if start >= 0 {
-		if s := start; end(len(line)) {
+		if s := start; finish(len(line)) {
 			return tokWord, word, line[s:]
 		}
 	}
@@ -294,6 +296,8 @@ func unquoteWord(w string) string {
 			i++
 		case quote == 0 && (c == '\'' || c == '"'):
 			quote = c
+		case c == '\\' && quote != '\'' && i+1 < len(w) && w[i+1] == '\n':
+			i++ // a line continued
 		case (quote == 0 || quote == '"') && c == '$' && i+1 < len(w) && w[i+1] == '(':
 			j := substitution(w, i+1)
 			b.WriteString(w[i : j+1]) // $(cmd) stays as written

@@ -31,6 +31,8 @@ func TestSplit(t *testing.T) {
 		{"npm test |& tee log", "npm test | tee log"},
 		{"sleep 1 & curl localhost:8080", "sleep 1 ; curl localhost:8080"},
 		{"a\nb;c", "a ; b ; c"},
+		{"git add \\\n  a.txt \\\n  b.txt && git commit", "git add a.txt b.txt ; git commit"},
+		{"echo a\\\nb \"c\\\nd\"", "echo ab cd"},
 		// quotes and escapes
 		{`git commit -m "fix: a && b; c | d"`, "git commit -m fix: a && b; c | d"},
 		{`echo 'it''s' "a \"b\"" c\ d`, `echo its a "b" c d`},
