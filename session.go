@@ -104,6 +104,16 @@ func (s *Session) LastActive() time.Time {
 	return s.StartedAt
 }
 
+// FirstActive is when the session was first seen active: its start, else
+// its end; zero when the transcript gives neither. Measuring places a
+// session at its start, where a context lore gave it would have been built.
+func (s *Session) FirstActive() time.Time {
+	if !s.StartedAt.IsZero() {
+		return s.StartedAt
+	}
+	return s.EndedAt
+}
+
 // Usage is token usage, each model response counted once. The four
 // counts do not overlap: InputTokens is the input neither read from nor
 // written to the prompt cache (as Anthropic reports it), so their sum is
@@ -157,4 +167,10 @@ type ToolResult struct {
 	IsError bool
 	// ExitCode is the process exit code, when the format records one.
 	ExitCode *int
+}
+
+// Failed reports whether the call failed: the agent marked its result as
+// failed, or the process it ran exited with a code other than 0.
+func (r ToolResult) Failed() bool {
+	return r.IsError || r.ExitCode != nil && *r.ExitCode != 0
 }

@@ -108,7 +108,7 @@ func TestScopeAndOrder(t *testing.T) {
 		t.Errorf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for _, id := range c.Items {
-		if !strings.Contains(c.Text, "[lore:"+id.ID[:ShortID]+"]") {
+		if !strings.Contains(c.Text, "[lore:"+id.ID[:lore.CiteDigits]+"]") {
 			t.Errorf("the context does not cite %s", id.ID)
 		}
 	}

@@ -166,7 +166,7 @@ var parseCases = []parseCase{
 		output: "make: *** No rule to make target 'test'.  Stop.",
 		kind:   Environment, class: "make",
 		line: "make: *** No rule to make target 'test'.  Stop.",
-		sig:  "make: *** no rule to make target <q>. stop."},
+		sig:  "make test: *** no rule to make target <q>. stop."},
 	{name: "cmake", tool: "execute_bash", input: `{"command":"cmake -B build -S ."}`, exit: code(1),
 		output: "-- The C compiler identification is GNU 11.4.0\nCMake Error at CMakeLists.txt:27 (find_package):\n  Could not find a package configuration file provided by \"LLVM\" with any of\n  the following names:\n\n    LLVMConfig.cmake\n\n-- Configuring incomplete, errors occurred!",
 		kind:   Environment, class: "cmake",

@@ -54,10 +54,6 @@ func corpusResults(t *testing.T) []result {
 	return out
 }
 
-func failed(r lore.ToolResult) bool {
-	return r.IsError || r.ExitCode != nil && *r.ExitCode != 0
-}
-
 var (
 	leakUUID  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	leakHex   = regexp.MustCompile(`\b[0-9a-f]*[0-9][0-9a-f]*\b`)
@@ -133,7 +129,7 @@ func TestCorpus(t *testing.T) {
 		if again := Parse(r.call.Name, r.call.Input, r.res.Output, r.res.ExitCode); again != e {
 			t.Errorf("%s: Parse is not deterministic", where)
 		}
-		if !failed(r.res) {
+		if !r.res.Failed() {
 			continue
 		}
 		nfailed++

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/lorehq/lore/internal/shellcmd"
 )
 
 // Kind says what a failed tool result is.
@@ -143,7 +145,7 @@ type source struct {
 // program is the program the call ran, worked out when first needed.
 func (src *source) program() string {
 	if !src.read {
-		src.prog, src.read = Program(Command(src.tool, src.input)), true
+		src.prog, src.read = shellcmd.Program(Command(src.tool, src.input)), true
 	}
 	return src.prog
 }

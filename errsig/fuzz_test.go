@@ -63,14 +63,3 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
-
-// FuzzProgram checks that the shell splitter survives any command line.
-func FuzzProgram(f *testing.F) {
-	f.Add("cd x && go test ./... 2>&1 | tail; cat <<'EOF'\nx\nEOF\n")
-	f.Add(`a "b\" c' | (d`)
-	f.Fuzz(func(t *testing.T, cmd string) {
-		if p := Program(cmd); len(p) > len(cmd)+8 {
-			t.Fatalf("Program(%q) = %q", cmd, p)
-		}
-	})
-}

@@ -1,6 +1,10 @@
 package errsig
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/lorehq/lore/internal/shellcmd"
+)
 
 // A phrase is a message an agent's harness writes itself, recognised by
 // how a line starts (or, with contains, by what it holds).
@@ -152,7 +156,7 @@ func known(tool, input string, shell bool, text string) (Error, bool) {
 	prefix := func() string {
 		if shell && !wrapped {
 			// A shell runs the agent's own tools too: Codex's apply_patch.
-			if p := Program(Command(tool, input)); p != "" {
+			if p := shellcmd.Program(Command(tool, input)); p != "" {
 				return p
 			}
 		}

@@ -7,80 +7,56 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lorehq/lore/internal/shellcmd"
 )
-
-// subcommands are the programs whose first argument says what they do.
-var subcommands = set(`go git gh npm pnpm yarn bun deno cargo docker kubectl helm terraform pip pip3 uv poetry
-	mise just make dotnet mvn gradle gradlew bazel swift rustup brew apt apt-get conda gem bundle
-	composer mix stack cabal nix flutter dart kubectl aws gcloud az heroku vercel fly supabase prisma alembic`)
-
-// runners take a target after their run subcommand.
-var runners = set(`npm pnpm yarn bun mise deno`)
-
-// wrappers run the command after them.
-var wrappers = set(`sudo time timeout env nohup nice npx pnpx bunx command exec xargs`)
 
 // actionKey is what a shell command does, as "program subcommand" ("go
 // test", "npm run build", "make lint", "pytest"), or "" for no command.
 // Of several commands joined by && or ;, it is the last that is not a cd
 // or an export; of a pipeline, the first.
-func actionKey(cmd string) string {
-	words := mainWords(cmd)
+func actionKey(cmd string) string { return wordsKey(mainWords(cmd)) }
+
+// wordsKey is the action key of a simple command's words, from its
+// program on.
+func wordsKey(words []string) string {
 	if len(words) == 0 {
 		return ""
 	}
+	if launched, ok := shellcmd.Launched(words); ok {
+		return wordsKey(shellcmd.Unwrap(launched)) // uv run pytest, python -m pytest
+	}
 	prog := path.Base(words[0])
-	prog = strings.TrimPrefix(prog, "./")
-	switch {
-	case (prog == "python" || prog == "python3") && len(words) > 2 && words[1] == "-m":
-		return actionKey(strings.Join(words[2:], " "))
-	case prog == "python" || prog == "python3" || prog == "node" || prog == "bash" || prog == "sh" || prog == "ruby":
+	switch prog {
+	case "python", "python3", "node", "bash", "sh", "ruby":
 		for _, w := range words[1:] {
 			if !strings.HasPrefix(w, "-") {
 				return prog + " " + path.Base(w)
 			}
 		}
 		return prog
-	case prog == "uv" || prog == "poetry" || prog == "bundle" || prog == "pipenv":
-		if len(words) > 2 && (words[1] == "run" || words[1] == "exec") {
-			return actionKey(strings.Join(words[2:], " "))
-		}
 	}
-	if !subcommands[prog] || len(words) < 2 || strings.HasPrefix(words[1], "-") {
+	if !shellcmd.Subcommanded(prog) || len(words) < 2 || strings.HasPrefix(words[1], "-") {
 		return prog
 	}
 	key := prog + " " + words[1]
-	if runners[prog] && words[1] == "run" && len(words) > 2 {
+	if shellcmd.ScriptRunner(prog) && words[1] == "run" && len(words) > 2 {
 		key += " " + words[2]
 	}
 	return key
 }
 
-// mainWords returns the words of the command that matters in cmd.
+// mainWords returns the words of the command that matters in cmd, from
+// its program on: the first of each pipeline, the last of a chain that is
+// not incidental (cd, export, echo).
 func mainWords(cmd string) []string {
 	var main []string
-	for _, seg := range splitCommands(cmd) {
-		words := shellWords(seg)
-		for len(words) > 0 {
-			w := words[0]
-			switch {
-			case strings.Contains(w, "=") && !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "="):
-				words = words[1:] // FOO=bar cmd
-			case wrappers[path.Base(w)]:
-				words = words[1:]
-				for len(words) > 0 && (strings.HasPrefix(words[0], "-") || isNumber(words[0])) {
-					words = words[1:] // timeout 60, sudo -E
-				}
-			default:
-				goto done
-			}
-		}
-	done:
-		if len(words) == 0 {
+	for _, c := range shellcmd.Split(cmd) {
+		if c.Piped {
 			continue
 		}
-		switch path.Base(words[0]) {
-		case "cd", "export", "source", ".", "set", "echo", "pushd", "popd", "true", "clear", "sleep":
+		words := shellcmd.Unwrap(c.Words)
+		if len(words) == 0 || shellcmd.Incidental(path.Base(words[0])) {
 			continue
 		}
 		main = words
@@ -88,109 +64,43 @@ func mainWords(cmd string) []string {
 	return main
 }
 
-// splitCommands splits a command line at &&, || and ; outside quotes, and
-// drops each part's pipeline after its first command.
-func splitCommands(cmd string) []string {
-	var parts []string
-	var b strings.Builder
-	var quote byte
-	flush := func() {
-		if s := strings.TrimSpace(b.String()); s != "" {
-			parts = append(parts, s)
-		}
-		b.Reset()
-	}
-	inPipe := false
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '&' && i+1 < len(cmd) && cmd[i+1] == '&', c == '|' && i+1 < len(cmd) && cmd[i+1] == '|':
-			flush()
-			inPipe = false
-			i++
-			continue
-		case c == ';' || c == '\n':
-			flush()
-			inPipe = false
-			continue
-		case c == '|':
-			inPipe = true
-			continue
-		}
-		if !inPipe {
-			b.WriteByte(c)
-		}
-	}
-	flush()
-	return parts
-}
-
-// shellWords splits simple shell words, honouring quotes and dropping
-// redirections.
-func shellWords(s string) []string {
-	var words []string
-	var b strings.Builder
-	var quote byte
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				b.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == ' ' || c == '\t':
-			if in {
-				words = append(words, b.String())
-				b.Reset()
-				in = false
-			}
-		default:
-			b.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, b.String())
-	}
-	out := words[:0]
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		if redirect().MatchString(w) {
-			if !strings.ContainsAny(strings.TrimLeft(w, "0123456789&"), "&") && (w == ">" || w == ">>" || w == "<" || w == "2>" || w == "&>") {
-				i++ // the file after a bare redirection
-			}
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-var redirect = lazyRegexp(`^(\d*|&)(>>?|<)(&\d+|\S*)$`)
-
 // normCommand is a command as an item shows it: the commands that matter,
 // without cd into the session's folder, output trimming or redirections.
 func normCommand(cmd string) string {
 	var kept []string
-	for _, seg := range splitCommands(cmd) {
-		words := shellWords(seg)
-		if len(words) == 0 || words[0] == "cd" || words[0] == "echo" || words[0] == "clear" {
+	for _, c := range shellcmd.Split(cmd) {
+		if c.Piped || c.Words[0] == "cd" || c.Words[0] == "echo" || c.Words[0] == "clear" {
 			continue
+		}
+		words := make([]string, len(c.Raw))
+		for i, w := range c.Raw {
+			words[i] = unquoted(w)
 		}
 		kept = append(kept, strings.Join(words, " "))
 	}
 	return strings.Join(kept, " && ")
+}
+
+// unquoted is a word as an item shows it: without its quotes, which
+// items leave out to read easily, but with its backslashes, so that a
+// pattern (grep "\(x\)") keeps its meaning.
+func unquoted(w string) string {
+	if !strings.ContainsAny(w, `'"`) {
+		return w
+	}
+	var b strings.Builder
+	var quote byte
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 func program(key string) string {
@@ -250,9 +160,11 @@ var lookKeys = set(`ls cat head tail less more grep rg ag ack find fd pwd echo p
 
 // dryRun reports whether a command only shows what it would do.
 func dryRun(cmd string) bool {
-	for _, w := range shellWords(cmd) {
-		if w == "-n" || w == "--dry-run" || w == "--dryrun" || w == "--just-print" {
-			return true
+	for _, c := range shellcmd.Split(cmd) {
+		for _, w := range c.Words {
+			if w == "-n" || w == "--dry-run" || w == "--dryrun" || w == "--just-print" {
+				return true
+			}
 		}
 	}
 	return false
@@ -537,16 +449,4 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	return strings.TrimSpace(s)
-}
-
-func isNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && c != '.' && c != 's' && c != 'm' {
-			return false
-		}
-	}
-	return true
 }

@@ -87,7 +87,7 @@ func (c *condenser) message(m lore.Message) string {
 		lines = append(lines, prefix+"tool call "+tc.Name+": "+clip(c.clean(callInput(tc)), maxCallInput))
 	}
 	for _, tr := range m.ToolResults {
-		failed := resultFailed(tr)
+		failed := tr.Failed()
 		label := "tool result: "
 		if failed {
 			label = "tool result (error): "
@@ -113,7 +113,7 @@ func (c *condenser) sidechain(m lore.Message) string {
 	case len(m.ToolResults) > 0:
 		tr := m.ToolResults[0]
 		what = "tool result: "
-		if resultFailed(tr) {
+		if tr.Failed() {
 			what = "tool result (error): "
 		}
 		what += firstLine(c.clean(tr.Output))
@@ -191,10 +191,6 @@ func callInput(tc lore.ToolCall) string {
 		args = append(args, fmt.Sprintf("%v=%s", k, v))
 	}
 	return strings.Join(args, " ")
-}
-
-func resultFailed(tr lore.ToolResult) bool {
-	return tr.IsError || tr.ExitCode != nil && *tr.ExitCode != 0
 }
 
 // errorLine matches the lines of output that say what went wrong:

@@ -487,7 +487,10 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
 			it.Agent = s.Agent
 		}
 		if it.FirstSeen.IsZero() {
-			it.FirstSeen = sessionTime(s, h.now)
+			it.FirstSeen = s.LastActive() // harvesting an old session late does not make its items new
+			if it.FirstSeen.IsZero() {
+				it.FirstSeen = h.now()
+			}
 		}
 		if it.LastConfirmed.IsZero() {
 			it.LastConfirmed = it.FirstSeen
@@ -514,18 +517,6 @@ func fromTool(s *lore.Session, it lore.Item) bool {
 	}
 	m := s.Messages[i]
 	return m.Role == lore.RoleTool || len(m.ToolResults) > 0
-}
-
-// sessionTime is when a session last did something, for items it
-// teaches: harvesting an old session late does not make its items new.
-func sessionTime(s *lore.Session, now func() time.Time) time.Time {
-	switch {
-	case !s.EndedAt.IsZero():
-		return s.EndedAt
-	case !s.StartedAt.IsZero():
-		return s.StartedAt
-	}
-	return now()
 }
 
 func (h *harvester) count(f func(*Summary)) {

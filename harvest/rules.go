@@ -103,7 +103,7 @@ func collectCalls(s *lore.Session) []*call {
 				continue
 			}
 			c.done, c.output = true, tr.Output
-			if tr.IsError || tr.ExitCode != nil && *tr.ExitCode != 0 {
+			if tr.Failed() {
 				c.erred = true
 				c.err = errsig.Parse(c.name, c.input, tr.Output, tr.ExitCode)
 				c.failed = c.err.Kind == errsig.Environment || c.err.Kind == errsig.Protocol
@@ -359,9 +359,11 @@ func (r *ruleRun) versions() {
 		text := fmt.Sprintf("%s reports %s.", quoteCode(clip(c.cmd, maxCommand)), quoteCode(clip(line, maxErrorLine)))
 		it := lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confPrinted,
 			Tags: []string{program(actionKey(c.cmd)), "version"}}
-		if t := sessionTime(r.s, time.Now); !t.IsZero() {
-			it.Expires = t.Add(versionLife)
+		t := r.s.LastActive()
+		if t.IsZero() {
+			t = time.Now()
 		}
+		it.Expires = t.Add(versionLife)
 		if r.add(it, c.pos) {
 			n++
 		}

@@ -87,7 +87,7 @@ func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Optio
 		}
 		kept = append(kept, s)
 	}
-	sort.SliceStable(kept, func(i, j int) bool { return start(kept[i]).Before(start(kept[j])) })
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].FirstActive().Before(kept[j].FirstActive()) })
 	m.Sessions = len(kept)
 
 	items, err := storeItems(ctx, st, opts.Repo)
@@ -164,14 +164,6 @@ func orUnknown(o lore.Outcome) lore.Outcome {
 	return o
 }
 
-// start is when a session started, as far as its transcript says.
-func start(s *lore.Session) time.Time {
-	if !s.StartedAt.IsZero() {
-		return s.StartedAt
-	}
-	return s.EndedAt
-}
-
 // storeItems reads every item of repo (all when empty). The store's own
 // repo filter is exact, so it is not used: a bare name has to match any
 // owner, as it does for sessions.
@@ -201,8 +193,6 @@ func harvestedSessions(ctx context.Context, st store) (map[string]bool, error) {
 	return h, err
 }
 
-var citation = regexp.MustCompile(`lore:([0-9a-f]{4,24})`)
-
 // read reads a session with its messages and keeps what measure needs.
 func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, error) {
 	f := facts{s: listed, cited: map[string]bool{}}
@@ -222,8 +212,8 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 			f.task = strings.TrimSpace(msg.Text)
 		}
 		if msg.Role == lore.RoleAssistant {
-			for _, c := range citation.FindAllStringSubmatch(msg.Text+" "+msg.Thinking, -1) {
-				f.cited[c[1]] = true
+			for _, id := range lore.Citations(msg.Text + " " + msg.Thinking) {
+				f.cited[id] = true
 			}
 		}
 		for _, c := range msg.ToolCalls {
@@ -231,12 +221,12 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 			if cmd := errsig.Command(c.Name, c.Input); cmd != "" {
 				f.commands = append(f.commands, cmd)
 			}
-			for _, c := range citation.FindAllStringSubmatch(c.Input, -1) {
-				f.cited[c[1]] = true
+			for _, id := range lore.Citations(c.Input) {
+				f.cited[id] = true
 			}
 		}
 		for _, r := range msg.ToolResults {
-			if !r.IsError && (r.ExitCode == nil || *r.ExitCode == 0) {
+			if !r.Failed() {
 				continue
 			}
 			c := calls[r.CallID]
@@ -355,7 +345,7 @@ func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, sinc
 
 func cites(cited map[string]bool, id string) bool {
 	for p := range cited {
-		if len(p) >= 6 && strings.HasPrefix(id, p) {
+		if lore.Cites(p, id) {
 			return true
 		}
 	}
@@ -384,7 +374,7 @@ func recurrence(all []facts, knownSince map[string]time.Time) Recurrence {
 	counts := map[string]*count{}
 	var first, last time.Time
 	for _, f := range all {
-		t := start(f.s)
+		t := f.s.FirstActive()
 		if !t.IsZero() {
 			if first.IsZero() || t.Before(first) {
 				first = t
@@ -458,7 +448,7 @@ func firstTry(sessions []*lore.Session) FirstTry {
 			continue
 		}
 		f.Sessions++
-		w := week(start(s))
+		w := week(s.FirstActive())
 		a := weeks[w]
 		if a == nil {
 			a = &acc{}
@@ -491,7 +481,7 @@ func perSession(sessions []*lore.Session) []Period {
 	}
 	weeks := map[string]*acc{}
 	for _, s := range sessions {
-		w := week(start(s))
+		w := week(s.FirstActive())
 		a := weeks[w]
 		if a == nil {
 			a = &acc{}
@@ -598,14 +588,14 @@ func (r *replayer) step(ctx context.Context, listed, full *lore.Session, f facts
 		if err != nil {
 			return err
 		}
-		wk := week(start(full))
+		wk := week(full.FirstActive())
 		w := r.weeks[wk]
 		if w == nil {
 			w = &tally{}
 			r.weeks[wk] = w
 		}
 		met := ReplayedSession{Session: full.ID, Repo: full.Repo, Agent: full.Agent, Errors: []ReplayedError{}}
-		if t := start(full); !t.IsZero() {
+		if t := full.FirstActive(); !t.IsZero() {
 			t = t.UTC()
 			met.StartedAt = &t
 		}
@@ -676,7 +666,7 @@ func (r *replayer) storedID(ctx context.Context, it lore.Item) (string, error) {
 // the session: its repository and agent, its first user message as the
 // task, at the time it started.
 func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map[string]bool, error) {
-	c, err := boot.Build(ctx, r.st, boot.Options{Repo: s.Repo, Agent: s.Agent, Task: f.task, Now: start(s)})
+	c, err := boot.Build(ctx, r.st, boot.Options{Repo: s.Repo, Agent: s.Agent, Task: f.task, Now: s.FirstActive()})
 	if err != nil {
 		return nil, fmt.Errorf("replay boot: %w", err)
 	}

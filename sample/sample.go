@@ -67,7 +67,7 @@ func Score(sessions []*lore.Session, now time.Time) []Scored {
 		if a.Score != b.Score {
 			return a.Score > b.Score
 		}
-		ta, tb := active(a.Session), active(b.Session)
+		ta, tb := a.Session.LastActive(), b.Session.LastActive()
 		if !ta.Equal(tb) {
 			return ta.After(tb)
 		}
@@ -104,16 +104,8 @@ func older(a, b *lore.Session) bool {
 	return a.ID < b.ID
 }
 
-// active is when a session was last active: its end, else its start.
-func active(s *lore.Session) time.Time {
-	if !s.EndedAt.IsZero() {
-		return s.EndedAt
-	}
-	return s.StartedAt
-}
-
 func recency(s *lore.Session, now time.Time) int {
-	t := active(s)
+	t := s.LastActive()
 	if t.IsZero() {
 		return 1
 	}

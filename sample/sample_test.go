@@ -81,7 +81,7 @@ func TestOrderAndSelect(t *testing.T) {
 	scored := Score(list, now)
 	for i := 1; i < len(scored); i++ {
 		p, q := scored[i-1], scored[i]
-		if p.Score < q.Score || p.Score == q.Score && active(p.Session).Before(active(q.Session)) {
+		if p.Score < q.Score || p.Score == q.Score && p.Session.LastActive().Before(q.Session.LastActive()) {
 			t.Fatalf("not best first at %d: %v then %v", i, p, q)
 		}
 	}

@@ -213,7 +213,7 @@ func firstAsk(ctx context.Context, s *lore.Session) string {
 // citingLine is what the session wrote citing a note.
 func citingLine(ctx context.Context, s *lore.Session) string {
 	return clip(firstText(ctx, s, func(m lore.Message) bool {
-		return m.Role == lore.RoleAssistant && strings.Contains(m.Text, "[lore:")
+		return m.Role == lore.RoleAssistant && len(lore.Citations(m.Text)) > 0
 	}), 120)
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/boot"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/measure"
 	"github.com/lorehq/lore/transcript"
@@ -187,7 +186,7 @@ func writeReplay(w io.Writer, k measure.WouldHaveKnown) {
 			if e.Delivered {
 				how = "delivered"
 			}
-			fmt.Fprintf(w, "      %s lore:%s  %s\n", how, e.ItemID[:min(len(e.ItemID), boot.ShortID)], oneLine(e.Signature, 100))
+			fmt.Fprintf(w, "      %s %s  %s\n", how, lore.Cite(e.ItemID), oneLine(e.Signature, 100))
 		}
 	}
 	if len(knew) > replayShown {
