@@ -154,10 +154,13 @@ type Query struct {
 
 // Filter selects items by scope, category and status.
 type Filter struct {
-	// Repo selects the items of this repository; letters match whatever
-	// their case (ASCII), as acme/api and Acme/API name one repository.
-	Repo  string
-	Agent string
+	// Repo selects the items of this repository, as SameRepo says: the
+	// items of boot's repository and no other's. With AnyOwner, it selects
+	// as RepoMatches says, for a repository a person named: a bare name
+	// then selects it under any owner too. Filter.SelectsRepo is the rule.
+	Repo     string
+	AnyOwner bool
+	Agent    string
 	// NoRepo selects only items with no repo: agent-wide and global ones.
 	NoRepo bool
 	// NoAgent selects only items with no agent: with NoRepo, the global

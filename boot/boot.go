@@ -295,7 +295,10 @@ func perScope(budget int) int { return min(max(budget/10, 20), 1000) }
 // (whatever the agent), or with no repository and this agent or none.
 func inScope(it lore.Item, opts Options) bool {
 	if it.Repo != "" {
-		return opts.Repo != "" && strings.EqualFold(it.Repo, opts.Repo)
+		// The store's filter says the same; an item of a repository only
+		// this one's name shares ("cli", "entireio/cli") is not this
+		// repository's, whatever a search finds.
+		return lore.SameRepo(it.Repo, opts.Repo)
 	}
 	return it.Agent == "" || it.Agent == opts.Agent
 }
@@ -352,7 +355,7 @@ func nearDuplicate(c *candidate, kept []*candidate) bool {
 func render(it lore.Item, repo string) string {
 	scope := "general"
 	switch {
-	case it.Repo != "" && strings.EqualFold(it.Repo, repo):
+	case lore.SameRepo(it.Repo, repo):
 		scope = "this repo"
 	case it.Repo != "":
 		scope = it.Repo

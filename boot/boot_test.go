@@ -411,6 +411,41 @@ func TestOtherRepoNeverAppears(t *testing.T) {
 	}
 }
 
+// A bare name is a repository of its own: a project called cli whose
+// remote nobody knows is not entireio/cli, nor the other way round, even
+// when a person's --repo cli would list them both.
+func TestBareNameIsItsOwnRepo(t *testing.T) {
+	st := newStore(t,
+		lore.Item{Text: "The entire CLI's tests need the git fixture.", Category: lore.CategoryPitfall, Repo: "entireio/cli"},
+		lore.Item{Text: "This cli builds with make dist.", Category: lore.CategoryFact, Repo: "cli"},
+		lore.Item{Text: "The other cli vendors its dependencies.", Category: lore.CategoryFact, Repo: "other/cli"},
+	)
+	tests := []struct {
+		repo string
+		want []string // the notes handed out, each "this repo"
+	}{
+		{"cli", []string{"This cli builds with make dist."}},
+		{"CLI", []string{"This cli builds with make dist."}},
+		{"entireio/cli", []string{"The entire CLI's tests need the git fixture."}},
+		{"EntireIO/CLI", []string{"The entire CLI's tests need the git fixture."}},
+		{"acme/cli", nil},
+	}
+	for _, tt := range tests {
+		for _, task := range []string{"", "cli tests build"} {
+			c, err := Build(context.Background(), st, Options{Repo: tt.repo, Task: task, Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := texts(c); !slices.Equal(got, tt.want) {
+				t.Errorf("boot in %s (task %q): %q, want %q", tt.repo, task, got, tt.want)
+			}
+			if len(tt.want) > 0 && !strings.Contains(c.Text, "this repo") {
+				t.Errorf("boot in %s: the note is not marked as this repository's:\n%s", tt.repo, c.Text)
+			}
+		}
+	}
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1

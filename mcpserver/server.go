@@ -76,7 +76,7 @@ type BootFunc func(ctx context.Context, r BootRequest) (BootContext, error)
 // SearchInput is search_knowledge's arguments.
 type SearchInput struct {
 	Query    string `json:"query" jsonschema:"what you want to know, in your own words (an error message, a question, keywords); no character is special"`
-	Repo     string `json:"repo,omitempty" jsonschema:"only items scoped to this repository (owner/name)"`
+	Repo     string `json:"repo,omitempty" jsonschema:"only items scoped to this repository: owner/name, or a bare name for that name under any owner"`
 	Agent    string `json:"agent,omitempty" jsonschema:"only items scoped to this agent (claude-code, codex, gemini-cli, ...)"`
 	Category string `json:"category,omitempty" jsonschema:"only items of this category: fact, pitfall, pattern, tool-quirk or question"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many hits: default 10, at most 50"`
@@ -216,6 +216,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	if q.Repo, q.Agent, err = scope(in.Repo, in.Agent); err != nil {
 		return nil, out, err
 	}
+	q.AnyOwner = true // as lore search --repo selects
 	if in.Category != "" {
 		if q.Category, err = lore.ParseCategory(in.Category); err != nil {
 			return nil, out, err

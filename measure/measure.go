@@ -164,18 +164,15 @@ func orUnknown(o lore.Outcome) lore.Outcome {
 	return o
 }
 
-// storeItems reads every item of repo (all when empty). The store's own
-// repo filter is exact, so it is not used: a bare name has to match any
-// owner, as it does for sessions.
+// storeItems reads every item of repo (all when empty), selected as the
+// sessions are (lore.RepoMatches): a bare name under any owner too.
 func storeItems(ctx context.Context, st store, repo string) ([]lore.Item, error) {
 	if st == nil {
 		return nil, nil
 	}
 	var items []lore.Item
-	err := st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
-		if repo == "" || lore.RepoMatches(it.Repo, repo) {
-			items = append(items, it)
-		}
+	err := st.Items(ctx, lore.Filter{Repo: repo, AnyOwner: true, AnyStatus: true, Expired: true}, func(it lore.Item) error {
+		items = append(items, it)
 		return nil
 	})
 	return items, err
@@ -290,12 +287,12 @@ func coverage(sessions []*lore.Session, harvested map[string]bool) Coverage {
 	repos, reposHarvested := map[string]bool{}, map[string]bool{}
 	for _, s := range sessions {
 		if s.Repo != "" {
-			repos[s.Repo] = true
+			repos[lore.RepoKey(s.Repo)] = true
 		}
 		if harvested[s.ID] {
 			c.SessionsHarvested++
 			if s.Repo != "" {
-				reposHarvested[s.Repo] = true
+				reposHarvested[lore.RepoKey(s.Repo)] = true
 			}
 		}
 	}

@@ -47,15 +47,14 @@ func (s *Store) where(f lore.Filter) (string, []any) {
 			args = append(args, string(st))
 		}
 	}
-	// Repositories compare without regard to case, as the scope index
-	// does (items_scope).
-	for _, c := range []struct{ col, val string }{{"repo", f.Repo}, {"agent", f.Agent}, {"category", string(f.Category)}} {
+	if f.Repo != "" {
+		cond, repoArgs := repoCond(f)
+		conds = append(conds, cond)
+		args = append(args, repoArgs...)
+	}
+	for _, c := range []struct{ col, val string }{{"agent", f.Agent}, {"category", string(f.Category)}} {
 		if c.val != "" {
-			cond := "i." + c.col + " = ?"
-			if c.col == "repo" {
-				cond += " COLLATE NOCASE"
-			}
-			conds = append(conds, cond)
+			conds = append(conds, "i."+c.col+" = ?")
 			args = append(args, c.val)
 		}
 	}
@@ -73,6 +72,19 @@ func (s *Store) where(f lore.Filter) (string, []any) {
 		return "1", nil
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// repoCond is the condition on i.repo of a filter with a Repo, as
+// lore.Filter.SelectsRepo decides: the name whatever the case of its ASCII
+// letters (NOCASE, as the scope index items_scope compares, so the index
+// serves it), and with AnyOwner a bare name also after the first "/" of
+// an owner/name.
+func repoCond(f lore.Filter) (string, []any) {
+	if !f.AnyOwner || strings.Contains(f.Repo, "/") {
+		return "i.repo = ? COLLATE NOCASE", []any{f.Repo}
+	}
+	return "(i.repo = ? COLLATE NOCASE OR (instr(i.repo, '/') > 0 AND substr(i.repo, instr(i.repo, '/') + 1) = ? COLLATE NOCASE))",
+		[]any{f.Repo, f.Repo}
 }
 
 // rowColumnsOf is rowColumns with every column qualified by the alias i.

@@ -44,7 +44,7 @@ const later = "05-api-after-boot.jsonl"
 // The new session's task and scope, as the example has it.
 const (
 	task        = "Push the README fix for the retry docs."
-	repo        = "acme-api"
+	repo        = "acme/api" // its sessions pushed there
 	laterID     = "claude-code:a1f0c3e2-5555-4a7e-9c1d-000000000005"
 	reposFolder = "sessions"
 )

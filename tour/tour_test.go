@@ -35,7 +35,7 @@ func TestTour(t *testing.T) {
 	pushKnown := false
 	for _, s := range m.WouldHaveKnown.BySession {
 		for _, e := range s.Errors {
-			if s.Repo == "acme-api" && strings.Contains(e.Signature, "gh006") && e.Known && e.Delivered && e.ItemID != "" {
+			if s.Repo == "acme/api" && strings.Contains(e.Signature, "gh006") && e.Known && e.Delivered && e.ItemID != "" {
 				pushKnown = true
 			}
 		}
@@ -43,8 +43,9 @@ func TestTour(t *testing.T) {
 	if !pushKnown {
 		t.Errorf("would-have-known by session %+v; want the second push session's error known, with its item, and delivered", m.WouldHaveKnown.BySession)
 	}
-	// Three agents, four repositories, each named by its folder: a repo
-	// from a git remote (owner/name) beside them would read as a fifth.
+	// Three agents, four repositories: acme/api, the remote two sessions
+	// in acme-api pushed to, which the third there shares (a fifth,
+	// acme-api, would split them), and the others named by their folders.
 	agents, repos := map[string]bool{}, map[string]bool{}
 	for _, line := range strings.Split(out.String(), "\n") {
 		f := strings.Fields(line)
@@ -55,7 +56,7 @@ func TestTour(t *testing.T) {
 	if len(agents) != 3 || !agents["gemini-cli"] || !agents["codex"] || !agents["claude-code"] {
 		t.Errorf("step 1 lists the agents %v; want claude-code, codex and gemini-cli", agents)
 	}
-	for _, r := range []string{"acme-api", "acme-web", "acme-widgets", "acme-docs"} {
+	for _, r := range []string{"acme/api", "acme-web", "acme-widgets", "acme-docs"} {
 		if !repos[r] {
 			t.Errorf("step 1 lists the repositories %v; want %s among them", repos, r)
 		}

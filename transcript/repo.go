@@ -2,37 +2,164 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/errsig"
 )
 
 // repoCache finds the repository of a working directory, once per
 // directory: thousands of sessions share a few dozen.
 type repoCache struct {
-	mu sync.Mutex
-	m  map[string]string // cwd → owner/name, "" when the directory is gone
+	mu    sync.Mutex
+	m     map[string]string // dir → repoOf(dir)
+	upper map[string]string // a gone dir → above(dir)
+	// home is the user's home folder. A home kept in git (dotfiles) holds
+	// every project under it, each with a repository of its own: it is
+	// never the repository of a folder that is gone.
+	home string
 }
 
-func newRepoCache() *repoCache { return &repoCache{m: make(map[string]string)} }
+func newRepoCache() *repoCache {
+	home, _ := os.UserHomeDir()
+	return &repoCache{m: make(map[string]string), upper: make(map[string]string), home: home}
+}
 
-// resolve sets s.Repo: the git remote's owner/name where s.Cwd still
-// exists, else what the transcript said, else the cwd's base name.
-func (c *repoCache) resolve(s *lore.Session, noGit bool) {
-	if s.Cwd == "" {
-		return
-	}
-	if !noGit {
-		if r := c.lookup(s.Cwd); r != "" {
-			s.Repo = r
-			return
+// resolveJob sets the repository of the sessions read from job j, from
+// what this machine and the transcript know, best first:
+//
+//  1. the git remote of the session's folder, where it still exists;
+//  2. what the transcript recorded (Codex's git remote, OpenHands' selected
+//     repository), which the reader has set;
+//  3. the remote the session itself pushed to, fetched from or cloned in
+//     its folder (sessionRemote). When the messages were not kept, j is
+//     read again with them, if it holds any of git's words for a remote
+//     (mayNameRemote): a session's repository must not depend on whether
+//     its messages were read;
+//  4. the repository of the nearest folder above the session's that is
+//     still here, when git has a remote for it: a worktree or sub-folder
+//     that is gone of a repository that is not.
+//
+// When none of these knows, the session's Repo is left empty for
+// settleRepos, which looks at the sessions read with it, then falls back
+// to the folder's name. compressed says whether j's file is zstd.
+func (c *repoCache) resolveJob(ctx context.Context, j job, compressed bool, found []*lore.Session, opts Options) {
+	var left []*lore.Session
+	for _, s := range found {
+		if s.Cwd == "" {
+			continue
+		}
+		if !opts.NoGit {
+			if r := c.lookup(s.Cwd); r != "" {
+				s.Repo = r
+				continue
+			}
+		}
+		if s.Repo == "" {
+			left = append(left, s)
 		}
 	}
-	if s.Repo == "" {
-		s.Repo = folderRepo(s.Cwd)
+	if len(left) == 0 {
+		return
+	}
+	if opts.Messages {
+		for _, s := range left {
+			s.Repo = sessionRemote(s)
+		}
+	} else if j.dir != nil || mayNameRemote(j.path, compressed) {
+		opts.Messages = true
+		var full []*lore.Session
+		readJob(ctx, &input{opts: opts}, j, func(s *lore.Session) { full = append(full, s) })
+		for _, s := range left {
+			if i := slices.IndexFunc(full, func(f *lore.Session) bool { return f.ID == s.ID }); i >= 0 {
+				s.Repo = sessionRemote(full[i])
+			}
+		}
+	}
+	if opts.NoGit {
+		return
+	}
+	for _, s := range left {
+		if s.Repo == "" {
+			s.Repo = c.above(s.Cwd)
+		}
+	}
+}
+
+// above is the owner/name of the repository holding the nearest existing
+// folder above dir, "" when that folder is in no repository git has a
+// remote for, or only in the home folder's or the file system root's.
+func (c *repoCache) above(dir string) string {
+	c.mu.Lock()
+	r, ok := c.upper[dir]
+	c.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = c.findAbove(dir)
+	c.mu.Lock()
+	c.upper[dir] = r
+	c.mu.Unlock()
+	return r
+}
+
+func (c *repoCache) findAbove(dir string) string {
+	if !filepath.IsAbs(dir) {
+		return "" // a path of another system, or of nowhere
+	}
+	for d := filepath.Dir(filepath.Clean(dir)); ; d = filepath.Dir(d) {
+		if c.lookup(d) != "" {
+			root, url := gitRoot(d)
+			r := RepoFromURL(url)
+			if r == "" || root == c.home || root == filepath.Dir(root) {
+				return ""
+			}
+			return r
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// settleRepos names the repository of each session resolveJob left
+// without one: the owner/name the other sessions of its folder (or of the
+// repository folder its worktree belongs to) were found in, when they
+// agree and the folder bears that name (bearsName), else the folder's
+// name. Two projects that share only a name stay apart: a repository is
+// taken only from the same folder's sessions.
+func settleRepos(sessions []*lore.Session) {
+	known := map[string]string{}
+	for _, s := range sessions {
+		key := repoFolder(s.Cwd)
+		if !bearsName(baseName(key), s.Repo) {
+			// A folder named otherwise may be a sandbox's (/workspace)
+			// that every repository passes through.
+			continue
+		}
+		switch r, seen := known[key]; {
+		case !seen:
+			known[key] = s.Repo
+		case r != "" && !lore.SameRepo(r, s.Repo):
+			known[key] = "" // the folder held two repositories: neither
+		}
+	}
+	for _, s := range sessions {
+		if s.Cwd == "" || s.Repo != "" {
+			continue
+		}
+		if r := known[repoFolder(s.Cwd)]; r != "" {
+			s.Repo = r
+		} else {
+			s.Repo = folderRepo(s.Cwd)
+		}
 	}
 }
 
@@ -52,16 +179,43 @@ func RepoOfDir(dir string) string {
 }
 
 // folderRepo names the repository of a folder that is not here to ask
-// git: its base name, or for a worktree under REPO/.worktrees/NAME (or
-// worktrees/NAME), the REPO its worktrees belong to.
+// git: the base name of its repoFolder.
 func folderRepo(dir string) string {
+	return baseName(repoFolder(dir))
+}
+
+// bearsName reports whether a folder is named for the repository
+// owner/name: name, or owner-name (or with _ or .), as a clone kept beside
+// another of the same name is.
+func bearsName(folder, repo string) bool {
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || name == "" {
+		return false
+	}
+	if lore.SameRepo(folder, name) {
+		return true
+	}
+	n := len(owner)
+	return len(folder) == n+1+len(name) && lore.SameRepo(folder[:n], owner) &&
+		strings.IndexByte("-_.", folder[n]) >= 0 && lore.SameRepo(folder[n+1:], name)
+}
+
+// repoFolder is the folder of the repository dir is: dir itself, or for a
+// worktree under REPO/.worktrees/NAME (or worktrees/NAME), REPO.
+func repoFolder(dir string) string {
+	dir = strings.TrimRight(dir, `/\`)
 	parts := strings.FieldsFunc(dir, func(r rune) bool { return r == '/' || r == '\\' })
 	for i := len(parts) - 2; i > 0; i-- {
 		if parts[i] == ".worktrees" || parts[i] == "worktrees" {
-			return parts[i-1]
+			// Cut dir just before the separator that precedes parts[i].
+			end := len(dir)
+			for n := len(parts); n > i; n-- {
+				end = strings.LastIndexAny(dir[:end], `/\`)
+			}
+			return dir[:end]
 		}
 	}
-	return baseName(dir)
+	return dir
 }
 
 func (c *repoCache) lookup(dir string) string {
@@ -86,23 +240,216 @@ func repoOf(dir string) string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return ""
 	}
+	root, url := gitRoot(dir)
+	if root == "" {
+		return baseName(dir)
+	}
+	if r := RepoFromURL(url); r != "" {
+		return r
+	}
+	return filepath.Base(root)
+}
+
+// gitRoot is the folder holding the .git of the repository dir is in and
+// the url of its remote; "" when it is in none, or has no remote.
+func gitRoot(dir string) (root, url string) {
 	for d := dir; ; {
 		gitPath := filepath.Join(d, ".git")
 		if fi, err := os.Stat(gitPath); err == nil {
-			if url := remoteURL(gitConfigPath(gitPath, fi.IsDir())); url != "" {
-				if r := RepoFromURL(url); r != "" {
-					return r
-				}
-			}
-			return filepath.Base(d)
+			return d, remoteURL(gitConfigPath(gitPath, fi.IsDir()))
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			break
+			return "", ""
 		}
 		d = parent
 	}
-	return baseName(dir)
+}
+
+// sessionRemote is the repository of the remote a session pushed to,
+// fetched or pulled from, cloned into its folder, or listed as origin,
+// found in its git commands' output; "" when it did none of these, its
+// messages were not read, or it named two repositories. Only a git
+// command run in the session's own folder counts (no cd, no -C): a URL
+// merely mentioned, a branch such as owner/feature, or the repository a
+// gh pull request went to (a fork's upstream) name someone else's.
+func sessionRemote(s *lore.Session) string {
+	var (
+		found string
+		calls = map[string]string{} // call id → its git command's words
+	)
+	for _, m := range s.Messages {
+		for _, c := range m.ToolCalls {
+			if args := ownGitCommand(errsig.Command(c.Name, c.Input)); args != nil {
+				calls[c.ID] = strings.Join(args, " ")
+			}
+		}
+		for _, r := range m.ToolResults {
+			args, ok := calls[r.CallID]
+			if !ok {
+				continue
+			}
+			for _, repo := range gitOutputRemotes(strings.Fields(args), r.Output, r.IsError || r.ExitCode != nil && *r.ExitCode != 0) {
+				switch {
+				case found == "":
+					found = repo
+				case !lore.SameRepo(found, repo):
+					return ""
+				}
+			}
+		}
+	}
+	return found
+}
+
+// mayNameRemote reports whether a transcript file holds words that
+// sessionRemote looks for: a line "To URL" or "From URL" with a URL
+// networkRemote takes, "(fetch)" or "(push)" of git remote -v, get-url,
+// or clone. Without them, no session in it names its remote, and it need
+// not be read again.
+func mayNameRemote(path string, compressed bool) bool {
+	f, err := openFile(path, compressed)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	const overlap = 512 // longer than any URL worth the name
+	buf := make([]byte, 1<<20)
+	n := 0
+	for {
+		m, err := io.ReadFull(f, buf[n:])
+		n += m
+		chunk := buf[:n]
+		for _, word := range [][]byte{[]byte("(fetch)"), []byte("(push)"), []byte("get-url"), []byte("clone")} {
+			if bytes.Contains(chunk, word) {
+				return true
+			}
+		}
+		for _, prefix := range [][]byte{[]byte("To "), []byte("From ")} {
+			for rest := chunk; ; {
+				i := bytes.Index(rest, prefix)
+				if i < 0 {
+					break
+				}
+				rest = rest[i+len(prefix):]
+				end := bytes.IndexAny(rest, " \t\r\n\\\"'")
+				if end < 0 {
+					end = len(rest)
+				}
+				if networkRemote(string(rest[:end])) != "" {
+					return true
+				}
+			}
+		}
+		if err != nil {
+			return false
+		}
+		n = copy(buf, chunk[max(0, len(chunk)-overlap):])
+	}
+}
+
+// ownGitCommand is the words after "git" of a command that runs git alone
+// in the session's folder, nil for any other command.
+func ownGitCommand(cmd string) []string {
+	cmd = strings.ReplaceAll(cmd, "2>&1", "")
+	if strings.ContainsAny(cmd, ";&\n`$(") || strings.Contains(cmd, "||") {
+		return nil // chained or substituted: maybe after a cd
+	}
+	cmd, _, _ = strings.Cut(cmd, "|") // piped to tail, head, grep
+	words := strings.Fields(cmd)
+	if len(words) < 2 || words[0] != "git" {
+		return nil
+	}
+	for _, w := range words[1:] {
+		if w == "-C" || strings.HasPrefix(w, "--git-dir") || strings.HasPrefix(w, "--work-tree") {
+			return nil
+		}
+	}
+	return words[1:]
+}
+
+// gitOutputRemotes are the repositories git's output names as the remote
+// of the command args: push's "To URL", fetch's and pull's "From URL",
+// "remote -v"'s origin, "remote get-url origin"'s URL, and the URL of a
+// clone into "." that worked.
+func gitOutputRemotes(args []string, output string, failed bool) []string {
+	var sub string
+	var rest []string
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			sub, rest = a, args[i+1:]
+			break
+		}
+	}
+	var urls []string
+	lines := strings.Split(output, "\n")
+	switch sub {
+	case "push", "fetch", "pull":
+		prefix := "From "
+		if sub == "push" {
+			prefix = "To "
+		}
+		for _, l := range lines {
+			if u, ok := strings.CutPrefix(strings.TrimSpace(l), prefix); ok {
+				urls = append(urls, strings.TrimSpace(u))
+			}
+		}
+	case "remote":
+		switch {
+		case len(rest) == 1 && rest[0] == "-v":
+			for _, l := range lines {
+				if f := strings.Fields(l); len(f) == 3 && f[0] == "origin" && (f[2] == "(fetch)" || f[2] == "(push)") {
+					urls = append(urls, f[1])
+				}
+			}
+		case len(rest) == 2 && rest[0] == "get-url" && rest[1] == "origin" && !failed:
+			urls = append(urls, strings.TrimSpace(output))
+		}
+	case "clone":
+		var operands []string
+		for _, a := range rest {
+			if !strings.HasPrefix(a, "-") {
+				operands = append(operands, a)
+			}
+		}
+		if len(operands) == 2 && (operands[1] == "." || operands[1] == "./") && !failed {
+			urls = append(urls, operands[0])
+		}
+	}
+	var repos []string
+	for _, u := range urls {
+		if r := networkRemote(u); r != "" {
+			repos = append(repos, r)
+		}
+	}
+	return repos
+}
+
+// networkRemote is RepoFromURL of a URL on another host
+// (https://github.com/acme/api.git, git@github.com:acme/api.git,
+// github.com:acme/api.git, ssh://…), owner/name only; "" for a local path
+// or anything else, whose last two folders name no repository.
+func networkRemote(u string) string {
+	if strings.ContainsAny(u, " \t") {
+		return ""
+	}
+	scheme, rest, ok := strings.Cut(u, "://")
+	switch {
+	case ok:
+		if scheme == "file" || !strings.Contains(rest, "/") {
+			return ""
+		}
+	default:
+		host, _, ok := strings.Cut(u, ":")
+		if !ok || strings.ContainsAny(host, "/\\") || !strings.ContainsAny(host, ".@") {
+			return ""
+		}
+	}
+	r := RepoFromURL(u)
+	if !strings.Contains(r, "/") {
+		return ""
+	}
+	return r
 }
 
 // gitConfigPath finds the config of the repository whose .git is at

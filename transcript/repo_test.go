@@ -1,9 +1,15 @@
 package transcript
 
 import (
+	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/lorehq/lore"
 )
 
 func TestFolderRepo(t *testing.T) {
@@ -52,5 +58,273 @@ func TestRepoOfDir(t *testing.T) {
 				t.Errorf("RepoOfDir(%q) in %s = %q, want %q", tc.dir, tc.cwd, got, tc.want)
 			}
 		})
+	}
+}
+
+// gitRepo makes a git repository at dir with remote origin url (none when
+// url is empty), with git itself.
+func gitRepo(t *testing.T, dir, url string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	cmds := [][]string{{"init", "-q", dir}}
+	if url != "" {
+		cmds = append(cmds, []string{"-C", dir, "remote", "add", "origin", url})
+	}
+	for _, args := range cmds {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+func exitCode(n int) *int { return &n }
+
+// A session whose folder is gone is given the repository this machine
+// knows for it before the folder's name.
+func TestResolveRepo(t *testing.T) {
+	root := t.TempDir()
+	cli := filepath.Join(root, "src", "cli")
+	gitRepo(t, cli, "git@github.com:entireio/cli.git")
+	if err := os.MkdirAll(filepath.Join(cli, ".worktrees"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(root, "src", "scratch")
+	gitRepo(t, bare, "")
+	home := filepath.Join(root, "home")
+	gitRepo(t, home, "https://github.com/dev/dotfiles")
+	plain := filepath.Join(root, "plain")
+	if err := os.MkdirAll(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pushed := []lore.Message{
+		{Role: lore.RoleAssistant, ToolCalls: []lore.ToolCall{{ID: "1", Name: "Bash", Input: `{"command":"git push origin main 2>&1"}`}}},
+		{Role: lore.RoleTool, ToolResults: []lore.ToolResult{{CallID: "1", Output: "To https://github.com/Beep206/CyberVPN.git\n   a27c0c2..0f9e02b  main -> main"}}},
+	}
+
+	tests := []struct {
+		name   string
+		cwd    string
+		stated string // the repository the transcript recorded
+		msgs   []lore.Message
+		noGit  bool
+		want   string
+	}{
+		{name: "the folder's remote", cwd: cli, want: "entireio/cli"},
+		{name: "a sub-folder that is here", cwd: filepath.Join(cli, ".worktrees"), want: "entireio/cli"},
+		{name: "the folder's remote over what the transcript said", cwd: cli, stated: "other/thing", want: "entireio/cli"},
+		{name: "a gone worktree of a repository that is here", cwd: filepath.Join(cli, ".worktrees", "3"), want: "entireio/cli"},
+		{name: "a gone sub-folder of a repository that is here", cwd: filepath.Join(cli, "internal", "gone"), want: "entireio/cli"},
+		{name: "a gone worktree, without git lookups", cwd: filepath.Join(cli, ".worktrees", "3"), noGit: true, want: "cli"},
+		{name: "a repository with no remote", cwd: bare, want: "scratch"},
+		{name: "gone, in a repository with no remote", cwd: filepath.Join(bare, "gone"), want: "gone"},
+		{name: "gone, in the home folder kept in git", cwd: filepath.Join(home, "work", "api"), want: "api"},
+		{name: "gone, in no repository", cwd: filepath.Join(plain, "api"), want: "api"},
+		{name: "gone everywhere", cwd: filepath.Join(root, "nowhere", "api"), want: "api"},
+		{name: "gone, the transcript's repository", cwd: filepath.Join(plain, "api"), stated: "acme/api", want: "acme/api"},
+		{name: "gone, a remote it pushed to", cwd: filepath.Join(plain, "VPNBussiness"), msgs: pushed, want: "Beep206/CyberVPN"},
+		{name: "gone, a remote it pushed to, without git lookups", cwd: filepath.Join(plain, "VPNBussiness"), msgs: pushed, noGit: true, want: "Beep206/CyberVPN"},
+		{name: "the folder's remote over one it pushed to", cwd: cli, msgs: pushed, want: "entireio/cli"},
+		{name: "another system's folder", cwd: `C:\Users\dev\web\.worktrees\1`, want: "web"},
+		{name: "no folder", cwd: "", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newRepoCache()
+			c.home = home
+			s := &lore.Session{Cwd: tt.cwd, Repo: tt.stated, Messages: tt.msgs}
+			c.resolveJob(context.Background(), job{}, false, []*lore.Session{s}, Options{Messages: true, NoGit: tt.noGit})
+			settleRepos([]*lore.Session{s})
+			if s.Repo != tt.want {
+				t.Errorf("repo of %s = %q, want %q", tt.cwd, s.Repo, tt.want)
+			}
+		})
+	}
+}
+
+// sessionRemote takes only a remote the session's own git commands talked
+// to, in its folder.
+func TestSessionRemote(t *testing.T) {
+	tests := []struct {
+		name   string
+		cmd    string
+		output string
+		exit   int
+		want   string
+	}{
+		{"push over ssh", "git push", "To github.com:eitatech/gatomia-vscode.git\n   1a..2b  main -> main", 0, "eitatech/gatomia-vscode"},
+		{"push over https", "git push -u origin HEAD 2>&1 | tail -3", "To https://github.com/EntityProcess/agentv.git\n * [new branch]      HEAD -> fix", 0, "EntityProcess/agentv"},
+		{"rejected push", "git push", "To git@github.com:acme/api.git\n ! [rejected]        main -> main (fetch first)", 1, "acme/api"},
+		{"fetch", "git fetch origin", "From https://gitlab.com/acme/api\n * branch            main       -> FETCH_HEAD", 0, "acme/api"},
+		{"pull", "git pull --rebase", "From ssh://git@example.org:2222/acme/api.git\n   1a..2b  main -> origin/main", 0, "acme/api"},
+		{"remote -v", "git remote -v", "origin\tgit@github.com:acme/api.git (fetch)\norigin\tgit@github.com:acme/api.git (push)\nupstream\thttps://github.com/big/api (fetch)", 0, "acme/api"},
+		{"remote get-url origin", "git remote get-url origin", "https://github.com/acme/api.git\n", 0, "acme/api"},
+		{"clone into the folder", "git clone https://github.com/acme/api.git .", "Cloning into '.'...", 0, "acme/api"},
+		{"clone into a sub-folder", "git clone https://github.com/acme/api.git", "Cloning into 'api'...", 0, ""},
+		{"failed clone", "git clone https://github.com/acme/api.git .", "fatal: destination path '.' already exists", 128, ""},
+		{"after cd", "cd ../web && git push", "To github.com:acme/web.git\n   1a..2b  main -> main", 0, ""},
+		{"in another folder", "git -C ../web push", "To github.com:acme/web.git\n   1a..2b  main -> main", 0, ""},
+		{"a local remote", "git push", "To /srv/git/api.git\n   1a..2b  main -> main", 0, ""},
+		{"log naming a branch", "git log --oneline -3", "2474647 Merge pull request #135 from entireio/alex/fix-worktree\nTo github.com:acme/web.git", 0, ""},
+		{"a URL printed by another command", "cat README.md", "To https://github.com/acme/web.git", 0, ""},
+		{"gh", "gh pr create --fill", "https://github.com/big/api/pull/7", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input, _ := json.Marshal(map[string]string{"command": tt.cmd})
+			s := &lore.Session{Messages: []lore.Message{
+				{Role: lore.RoleAssistant, ToolCalls: []lore.ToolCall{{ID: "c", Name: "Bash", Input: string(input)}}},
+				{Role: lore.RoleTool, ToolResults: []lore.ToolResult{{CallID: "c", Output: tt.output, ExitCode: exitCode(tt.exit)}}},
+			}}
+			if got := sessionRemote(s); got != tt.want {
+				t.Errorf("sessionRemote after %q = %q, want %q", tt.cmd, got, tt.want)
+			}
+		})
+	}
+
+	// Two repositories named: neither is the session's.
+	s := &lore.Session{Messages: []lore.Message{
+		{Role: lore.RoleAssistant, ToolCalls: []lore.ToolCall{{ID: "a", Name: "Bash", Input: `{"command":"git push"}`}, {ID: "b", Name: "Bash", Input: `{"command":"git push upstream"}`}}},
+		{Role: lore.RoleTool, ToolResults: []lore.ToolResult{{CallID: "a", Output: "To github.com:me/api.git"}, {CallID: "b", Output: "To github.com:big/api.git"}}},
+	}}
+	if got := sessionRemote(s); got != "" {
+		t.Errorf("sessionRemote after pushes to two repositories = %q, want none", got)
+	}
+	s.Messages[1].ToolResults[1].Output = "To https://github.com/ME/API"
+	if got := sessionRemote(s); got != "me/api" {
+		t.Errorf("sessionRemote after pushes to one repository, spelt twice = %q, want me/api", got)
+	}
+}
+
+// A session whose folder is gone takes the repository the other sessions
+// of its folder were found in.
+func TestSettleRepos(t *testing.T) {
+	sessions := []*lore.Session{
+		{ID: "codex", Cwd: "/x/cli", Repo: "entireio/cli"},       // as Codex recorded it
+		{ID: "claude", Cwd: "/x/cli"},                            // same folder
+		{ID: "worktree", Cwd: "/x/cli/.worktrees/3"},             // its worktree
+		{ID: "sub", Cwd: "/x/cli/pkg"},                           // a sub-folder: not the same folder
+		{ID: "other-cli", Cwd: "/y/cli"},                         // another project called cli
+		{ID: "sandbox-a", Cwd: "/workspace", Repo: "acme/api"},   // a sandbox every repository uses
+		{ID: "sandbox-b", Cwd: "/workspace"},                     // is not acme/api's
+		{ID: "web-1", Cwd: "/x/web", Repo: "acme/web"},           // a folder that held two
+		{ID: "web-2", Cwd: "/x/web", Repo: "other/web"},          // repositories
+		{ID: "web-3", Cwd: "/x/web"},                             // is neither's
+		{ID: "api", Cwd: "/x/api", Repo: "acme/API"},             // case aside,
+		{ID: "api-2", Cwd: "/x/api", Repo: "acme/api"},           // one repository
+		{ID: "api-3", Cwd: "/x/api"},                             // is the folder's
+		{ID: "owner-name", Cwd: "/x/acme-web", Repo: "acme/web"}, // a folder named owner-name
+		{ID: "owner-name-2", Cwd: "/x/acme-web"},
+		{ID: "none", Cwd: ""}, // no folder: no repository
+	}
+	settleRepos(sessions)
+	want := map[string]string{
+		"claude": "entireio/cli", "worktree": "entireio/cli", "sub": "pkg", "other-cli": "cli",
+		"sandbox-b": "workspace", "web-3": "web", "api-3": "acme/API", "owner-name-2": "acme/web", "none": "",
+	}
+	for _, s := range sessions {
+		if w, ok := want[s.ID]; ok && s.Repo != w {
+			t.Errorf("%s in %q: repo %q, want %q", s.ID, s.Cwd, s.Repo, w)
+		}
+	}
+}
+
+// A session's repository is the same whether its messages are read or
+// not: listing sessions reads the transcript again for the remote it
+// pushed to, when it holds one.
+func TestRemoteWithoutMessages(t *testing.T) {
+	dir := t.TempDir()
+	line := func(v map[string]any) string {
+		v["cwd"], v["sessionId"], v["timestamp"] = "/gone/VPNBussiness", "5f0c1d2e-0000-4000-8000-000000000001", "2026-02-15T15:00:00.000Z"
+		b, _ := json.Marshal(v)
+		return string(b) + "\n"
+	}
+	user := func(uuid string, content any) string {
+		return line(map[string]any{"type": "user", "uuid": uuid, "message": map[string]any{"role": "user", "content": content}})
+	}
+	bash := func(uuid, id, cmd string) string {
+		return line(map[string]any{"type": "assistant", "uuid": uuid, "message": map[string]any{"id": "msg_" + uuid, "role": "assistant",
+			"content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{"command": cmd}}}}})
+	}
+	result := func(uuid, id, out string) string {
+		return user(uuid, []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": out}})
+	}
+	tests := []struct {
+		name, transcript, want string
+	}{
+		{"pushed", user("m1", "Push it.") + bash("m2", "t1", "git push") + result("m3", "t1", "To https://github.com/Beep206/CyberVPN.git\n   a27c0c2..0f9e02b  main -> main"), "Beep206/CyberVPN"},
+		{"listed its remote", user("m1", "Where does this go?") + bash("m2", "t1", "git remote -v") + result("m3", "t1", "origin\tgit@github.com:beep206/cybervpn.git (fetch)\norigin\tgit@github.com:beep206/cybervpn.git (push)"), "beep206/cybervpn"},
+		{"pushed after cd", user("m1", "Push it.") + bash("m2", "t1", "cd ../web && git push") + result("m3", "t1", "To https://github.com/acme/web.git\n   a27c0c2..0f9e02b  main -> main"), "VPNBussiness"},
+		{"no git", user("m1", "Fix it. From https://github.com/acme/web we learn it.") + bash("m2", "t1", "ls") + result("m3", "t1", "To https://github.com/acme/web.git"), "VPNBussiness"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".jsonl")
+			if err := os.WriteFile(path, []byte(tt.transcript), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, opts := range []Options{{}, {Messages: true}, {NoGit: true}} {
+				res, err := Scan(context.Background(), []string{path}, opts)
+				if err != nil || len(res.Sessions) != 1 {
+					t.Fatalf("Scan(%+v): %v, %d sessions, problems %v", opts, err, len(res.Sessions), res.Problems)
+				}
+				if got := res.Sessions[0].Repo; got != tt.want {
+					t.Errorf("Scan with %+v: repo %q, want %q", opts, got, tt.want)
+				}
+				read, err := Read(context.Background(), path, opts)
+				if err != nil || len(read) != 1 {
+					t.Fatalf("Read(%+v): %v, %d sessions", opts, err, len(read))
+				}
+				if got := read[0].Repo; got != tt.want {
+					t.Errorf("Read with %+v: repo %q, want %q", opts, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestBearsName(t *testing.T) {
+	for _, tt := range []struct {
+		folder, repo string
+		want         bool
+	}{
+		{"cli", "entireio/cli", true},
+		{"CLI", "entireio/cli", true},
+		{"entireio-cli", "entireio/cli", true},
+		{"entireio_cli", "entireio/cli", true},
+		{"entireio.cli", "entireio/cli", true},
+		{"workspace", "acme/api", false},
+		{"acme-api-2", "acme/api", false},
+		{"other-cli", "entireio/cli", false},
+		{"entireio-cli", "entireio/cl", false},
+		{"cli", "cli", false}, // no owner: nothing to take
+	} {
+		if got := bearsName(tt.folder, tt.repo); got != tt.want {
+			t.Errorf("bearsName(%q, %q) = %v, want %v", tt.folder, tt.repo, got, tt.want)
+		}
+	}
+}
+
+func TestMayNameRemote(t *testing.T) {
+	dir := t.TempDir()
+	for text, want := range map[string]bool{
+		`"content":"To https://github.com/acme/api.git\n   1a..2b"`:         true,
+		`"content":"To github.com:acme/api.git\n"`:                          true,
+		`origin\tgit@github.com:acme/api.git (fetch)`:                       true,
+		`{"command":"git remote get-url origin"}`:                           true,
+		`{"command":"git clone https://github.com/acme/api ."}`:             true,
+		`"From the docs: To do this, run make."`:                            false,
+		`"To /srv/git/api.git\n"`:                                           false,
+		`"text":"see https://github.com/acme/api"`:                          false,
+		strings.Repeat("x", 1<<20-5) + "To https://github.com/acme/api.git": true, // across a chunk's end
+	} {
+		path := filepath.Join(dir, "t.jsonl")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := mayNameRemote(path, false); got != want {
+			t.Errorf("mayNameRemote(%.60q) = %v, want %v", text, got, want)
+		}
 	}
 }

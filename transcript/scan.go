@@ -90,9 +90,7 @@ func Scan(ctx context.Context, paths []string, opts Options) (*Result, error) {
 				j := jobs[i]
 				var found []*lore.Session
 				err := readJob(ctx, in, j, func(s *lore.Session) { found = append(found, s) })
-				for _, s := range found {
-					repos.resolve(s, opts.NoGit)
-				}
+				repos.resolveJob(ctx, j, in.zstd, found, opts)
 				mu.Lock()
 				sessions = append(sessions, found...)
 				if err != nil && report(j, err) {
@@ -109,6 +107,7 @@ func Scan(ctx context.Context, paths []string, opts Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	settleRepos(sessions)
 	res.Sessions = Dedupe(sessions)
 	sort.Slice(res.Problems, func(i, j int) bool { return res.Problems[i].Path < res.Problems[j].Path })
 	return &res, nil
@@ -174,10 +173,8 @@ func Read(ctx context.Context, path string, opts Options) ([]*lore.Session, erro
 	var found []*lore.Session
 	in := &input{opts: opts}
 	err = readJob(ctx, in, j, func(s *lore.Session) { found = append(found, s) })
-	repos := newRepoCache()
-	for _, s := range found {
-		repos.resolve(s, opts.NoGit)
-	}
+	newRepoCache().resolveJob(ctx, j, in.zstd, found, opts)
+	settleRepos(found)
 	if err != nil && len(found) == 0 {
 		return nil, err
 	}

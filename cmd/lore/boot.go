@@ -66,6 +66,8 @@ the context is a short header saying lore has no notes for this scope yet. When
 the budget holds no context at all, md prints nothing and says so on standard
 error.
 
+` + repoScopeHelp + `
+
 ` + storeHelp,
 		Example: `  lore boot --cwd .
   lore boot --repo acme/api --agent codex --task "fix the flaky retry test" --budget 1500
@@ -101,7 +103,7 @@ error.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Repo, "repo", "", "the repository (owner/name)")
+	f.StringVar(&opts.Repo, "repo", "", "the repository: "+repoScopeFlag)
 	f.StringVar(&opts.Cwd, "cwd", "", "infer the repository from this folder, as sessions do")
 	f.StringVar(&opts.Agent, "agent", "", "the agent the session runs ("+strings.Join(lore.Agents, ", ")+")")
 	f.StringVar(&opts.Task, "task", "", "what the session is about to do, in your words")

@@ -74,7 +74,7 @@ block out again.
 --repo defaults to the repository of FILE's folder, found as for sessions (the git
 remote's owner/name); --agent to the agent whose file it is (CLAUDE.md:
 claude-code, GEMINI.md: gemini-cli; none for AGENTS.md, which many agents read).
-With no store yet, the block says there are no notes.
+With no store yet, the block says there are no notes. ` + repoScopeHelp + `
 
 --json prints {"file", "changed", "action", "repo", "agent", "items", "tokens",
 "budget"}; action is created, appended, replaced, unchanged, removed or absent.
@@ -113,7 +113,7 @@ With no store yet, the block says there are no notes.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Repo, "repo", "", "the repository (owner/name; default: the repository of FILE's folder)")
+	f.StringVar(&opts.Repo, "repo", "", "the repository (default: FILE's folder's): "+repoScopeFlag)
 	f.StringVar(&opts.Agent, "agent", "", "the agent reading FILE ("+strings.Join(lore.Agents, ", ")+"; default from FILE's name)")
 	f.StringVar(&opts.Task, "task", "", "what sessions in this repository work on, in your words")
 	f.IntVar(&opts.Budget, "budget", boot.DefaultBudget, "most tokens the block may take")

@@ -30,7 +30,7 @@ locations), the store and the boot records, and write three files into --out:
                  errors before and after, and cost per session
 
 A share of nothing is reported as "no data", never as 0%. Each file is replaced
-whole, so a reader never sees half of one.
+whole, so a reader never sees half of one. ` + repoFilterHelp + `
 
 ` + storeHelp,
 		Example: `  lore dashboard

@@ -45,6 +45,8 @@ it is missing, since record_knowledge writes to it. --agent names the agent
 boot_context is for when a call does not say, and --repo the repository; with
 no --repo, it is the repository of the folder lore mcp starts in (agents start
 their MCP servers in the project they work on), as sessions infer it.
+` + repoScopeHelp + ` search_knowledge's repo selects as
+lore search --repo does.
 
 Claude Code:
   claude mcp add --scope user lore -- lore mcp --agent claude-code

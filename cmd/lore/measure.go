@@ -49,10 +49,12 @@ agents' default locations), the store and the boot records:
                     earlier sessions had taught, and the share boot (its repository, its
                     first message as the task) would have handed it
 
---repo takes owner/name or a bare name (any owner). --since keeps the sessions
-active on or after the day, and counts in velocity only the items first seen since;
-knowledge is the whole store. --replay prints would-have-known alone and does not
-open the store. --json prints one object (see the README).
+--since keeps the sessions active on or after the day, and counts in velocity only
+the items first seen since; knowledge is the whole store. --replay prints
+would-have-known alone and does not open the store. --json prints one object (see
+the README).
+
+` + repoFilterHelp + ` --repo keeps those sessions and items.
 
 ` + storeHelp,
 		Example: `  lore measure

@@ -36,6 +36,8 @@ asterisks and words like NEAR or OR are searched as they are.
 Active, unexpired items are searched unless --status says otherwise.
 --json prints one item per line, best first.
 
+` + repoFilterHelp + `
+
 ` + storeHelp,
 		Example: `  lore search why does git push fail with 405
   lore search "flaky tests" --repo acme/api --category pitfall
@@ -60,6 +62,7 @@ Active, unexpired items are searched unless --status says otherwise.
 				return err
 			}
 			opts.Query.Statuses, opts.Query.AnyStatus = f.Statuses, f.AnyStatus
+			opts.Query.AnyOwner = true // --repo is a person's filter: lore.RepoMatches
 			if err := checkAgent(opts.Query.Agent); err != nil {
 				return err
 			}
@@ -73,7 +76,7 @@ Active, unexpired items are searched unless --status says otherwise.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Query.Repo, "repo", "", "only items scoped to this repository (owner/name, whatever the case)")
+	f.StringVar(&opts.Query.Repo, "repo", "", "only items of this repository: "+repoFilterFlag)
 	f.StringVar(&opts.Query.Agent, "agent", "", "only items scoped to this agent")
 	f.StringVarP(&opts.Category, "category", "c", "", "only items of this category")
 	f.StringVar(&opts.Status, "status", "active", "only items with this status (active, candidate, superseded, retired; comma-separated), or any")

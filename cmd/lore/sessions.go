@@ -35,7 +35,7 @@ type filterOptions struct {
 
 func (f *filterOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Agent, "agent", "", "only sessions of this agent ("+strings.Join(lore.Agents, ", ")+")")
-	cmd.Flags().StringVar(&f.Repo, "repo", "", "only sessions of this repository (owner/name, or name)")
+	cmd.Flags().StringVar(&f.Repo, "repo", "", "only sessions of this repository: "+repoFilterFlag)
 	cmd.Flags().StringVar(&f.Since, "since", "", "only sessions active on or after this day (YYYY-MM-DD, local time)")
 }
 
@@ -88,6 +88,8 @@ transcript file or a folder, which is walked.
 
 A session found in several files is listed once, from the file holding most of it.
 Files that are not transcripts are reported on stderr and skipped.
+
+` + repoFilterHelp + `
 
 With --json, each session is one JSON object on its own line, with the fields
 id, agent, path, repo, cwd, branch, model, started_at, ended_at, messages,

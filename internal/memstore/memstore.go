@@ -315,10 +315,9 @@ func selects(f lore.Filter, it lore.Item, now time.Time) bool {
 	}
 	switch {
 	case !f.AnyStatus && !slices.Contains(statuses, it.Status),
-		f.Repo != "" && !asciiEqualFold(it.Repo, f.Repo),
+		!f.SelectsRepo(it.Repo),
 		f.Agent != "" && it.Agent != f.Agent,
 		f.Category != "" && it.Category != f.Category,
-		f.NoRepo && it.Repo != "",
 		f.NoAgent && it.Agent != "",
 		!f.Expired && it.Expired(now):
 		return false
@@ -326,26 +325,6 @@ func selects(f lore.Filter, it lore.Item, now time.Time) bool {
 	return true
 }
 
-// asciiEqualFold is strings.EqualFold for ASCII letters only, as
-// lore.Filter.Repo compares them.
-func asciiEqualFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range len(a) {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}
 
 // wordsOf returns the lower-case words and numbers of text, split as
 // internal/terms splits a query.

@@ -156,6 +156,7 @@ func Run(t *testing.T, open Opener) {
 		{"NoRepoFilter", testNoRepoFilter},
 		{"NoAgentFilter", testNoAgentFilter},
 		{"RepoCase", testRepoCase},
+		{"RepoFilter", testRepoFilter},
 		{"Best", testBest},
 	}
 	for _, tt := range tests {
@@ -1308,6 +1309,109 @@ func testRepoCase(e *env) {
 	}
 	if hits := e.search(lore.Query{Text: "item", Filter: f}); len(hits) != 1 || hits[0].Repo != "Acme/API" {
 		e.t.Errorf("search in acme/api: %v", ids(hits))
+	}
+}
+
+// RepoCase is one item's repository, one filter's Repo, and whether the
+// filter selects the item: without AnyOwner (lore.SameRepo) and with it
+// (lore.RepoMatches). The root package tests the Go functions against
+// these cases and every store's filter is held to them, so the two agree.
+type RepoCase struct {
+	Item, Filter string
+	Same, Match  bool
+}
+
+// RepoCases are the repository rules written out.
+var RepoCases = []RepoCase{
+	{"Acme/API", "acme/api", true, true},
+	{"Acme/API", "ACME/api", true, true},
+	{"Acme/API", "api", false, true}, // a bare name a person types: any owner
+	{"Acme/API", "other/api", false, false},
+	{"Acme/API", "acme", false, false},
+	{"api", "api", true, true}, // a session named by its folder
+	{"api", "API", true, true},
+	{"api", "acme/api", false, false}, // the owner asked for is not known
+	{"other/api", "api", false, true},
+	{"acme/api-v2", "api", false, false},
+	{"acme/sub/api", "api", false, false}, // the name is all after the owner
+	{"acme/sub/api", "sub/api", false, false},
+	{"acme/sub/api", "ACME/sub/api", true, true},
+	{"entireio/cli", "cli", false, true},
+	{"cli", "entireio/cli", false, false}, // another project called cli, maybe
+	{"cli", "cli", true, true},
+	{"Über/x", "über/x", false, false}, // case folds for ASCII only, as SQL's NOCASE
+	{"Über/x", "Über/x", true, true},
+	{"acme/\u212aey", "acme/key", false, false}, // a Kelvin sign is not a k
+	{"acme/\u212aey", "key", false, false},
+	{"acme/a_b", "a%b", false, false}, // no wildcards
+	{"acme/axb", "a_b", false, false},
+	{"acme/a_b", "A_B", false, true},
+	{"", "api", false, false},
+}
+
+// testRepoFilter holds Items, Count, Best and Search to RepoCases, and to
+// lore.Filter.SelectsRepo for every item a filter might select.
+func testRepoFilter(e *env) {
+	var items []lore.Item
+	for _, c := range RepoCases {
+		if slices.ContainsFunc(items, func(it lore.Item) bool { return it.Repo == c.Item }) {
+			continue
+		}
+		// Texts unlike each other, so that none merges into another.
+		text := fmt.Sprintf("checkpoint %s %d requires %s", strings.Repeat("z", len(items)+1), len(items)*7919, c.Item)
+		items = append(items, lore.Item{Text: text, Category: lore.CategoryFact, Repo: c.Item})
+	}
+	e.add(items...)
+	var filters []lore.Filter
+	for _, c := range RepoCases {
+		for _, anyOwner := range []bool{false, true} {
+			f := lore.Filter{Repo: c.Filter, AnyOwner: anyOwner}
+			if !slices.ContainsFunc(filters, func(g lore.Filter) bool { return g.Repo == f.Repo && g.AnyOwner == f.AnyOwner }) {
+				filters = append(filters, f)
+			}
+		}
+	}
+	for _, f := range filters {
+		var want []string
+		for _, it := range items {
+			if f.SelectsRepo(it.Repo) {
+				want = append(want, it.Repo)
+			}
+		}
+		for _, c := range RepoCases {
+			if c.Filter == f.Repo && slices.Contains(want, c.Item) != (f.AnyOwner && c.Match || !f.AnyOwner && c.Same) {
+				e.t.Errorf("Filter{Repo: %q, AnyOwner: %v}.SelectsRepo(%q) disagrees with RepoCases", f.Repo, f.AnyOwner, c.Item)
+			}
+		}
+		slices.Sort(want)
+		repos := func(what string, got []string) {
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				e.t.Errorf("%s with Filter{Repo: %q, AnyOwner: %v} = %q, want %q", what, f.Repo, f.AnyOwner, got, want)
+			}
+		}
+		var got []string
+		if err := e.s.Items(e.ctx, f, func(it lore.Item) error { got = append(got, it.Repo); return nil }); err != nil {
+			e.t.Fatal(err)
+		}
+		repos("Items", got)
+		if n, err := e.s.Count(e.ctx, f); err != nil || n != len(want) {
+			e.t.Errorf("Count with Filter{Repo: %q, AnyOwner: %v} = %d, %v; want %d", f.Repo, f.AnyOwner, n, err, len(want))
+		}
+		best, err := e.s.Best(e.ctx, f, len(items))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		got = nil
+		for _, it := range best {
+			got = append(got, it.Repo)
+		}
+		repos("Best", got)
+		got = nil
+		for _, h := range e.search(lore.Query{Text: "checkpoint", Filter: f, Limit: len(items)}) {
+			got = append(got, h.Repo)
+		}
+		repos("Search", got)
 	}
 }
 
