@@ -194,7 +194,6 @@ type codexReader struct {
 
 	last, base codexTotal
 	end        codexEnd
-	n          int
 
 	// aux parses JSON inside tool outputs; the input's parser holds the
 	// current line.
@@ -212,10 +211,7 @@ func readCodex(ctx context.Context, in *input, emit emitFunc) error {
 		return err
 	}
 	defer rc.Close()
-	err = eachJSONLine(rc, in.parser(), r.b.warn, func(_ int, v *fastjson.Value) error {
-		if r.n++; r.n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLine(ctx, rc, in.parser(), r.b.warn, func(_ int, v *fastjson.Value) error {
 		r.line(v)
 		return nil
 	})

@@ -424,11 +424,7 @@ func readGeminiLines(ctx context.Context, in *input, emit emitFunc) error {
 		return err
 	}
 	defer rc.Close()
-	n := 0
-	err = eachJSONLine(rc, in.parser(), b.warn, func(line int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLine(ctx, rc, in.parser(), b.warn, func(line int, v *fastjson.Value) error {
 		if v.Type() != fastjson.TypeObject {
 			return nil
 		}

@@ -294,11 +294,8 @@ func gooseReadLines(ctx context.Context, in *input, emit emitFunc) error {
 	defer rc.Close()
 	g := &gooseSession{b: in.builder(lore.AgentGoose)}
 	var usage lore.Usage
-	n, msgs := 0, 0
-	err = eachJSONLine(rc, in.parser(), g.b.warn, func(_ int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	msgs := 0
+	err = eachJSONLine(ctx, rc, in.parser(), g.b.warn, func(_ int, v *fastjson.Value) error {
 		if v.Type() != fastjson.TypeObject {
 			return nil
 		}

@@ -394,11 +394,8 @@ func hermesReadLines(ctx context.Context, in *input, emit emitFunc) error {
 	defer rc.Close()
 	h := hermesNew(in)
 	var native string
-	n, msgs := 0, 0
-	err = eachJSONLine(rc, in.parser(), h.b.warn, func(_ int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	msgs := 0
+	err = eachJSONLine(ctx, rc, in.parser(), h.b.warn, func(_ int, v *fastjson.Value) error {
 		if v.Type() != fastjson.TypeObject {
 			return nil
 		}
@@ -474,11 +471,7 @@ func hermesReadTrajectories(ctx context.Context, in *input, emit emitFunc) error
 		}
 		damaged, pending = 0, nil
 	}
-	n := 0
-	err = eachJSONLine(rc, in.parser(), warn, func(_ int, v *fastjson.Value) error {
-		if n++; n&1023 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLine(ctx, rc, in.parser(), warn, func(_ int, v *fastjson.Value) error {
 		convs := v.GetArray("conversations")
 		if len(convs) == 0 {
 			return nil

@@ -196,11 +196,7 @@ func readOpenAILines(ctx context.Context, in *input, emit emitFunc) error {
 	defer rc.Close()
 	b := in.builder(lore.AgentOpenAI)
 	r := &openaiReader{b: b}
-	n := 0
-	err = eachJSONLine(rc, in.parser(), b.warn, func(line int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLine(ctx, rc, in.parser(), b.warn, func(line int, v *fastjson.Value) error {
 		if v.Type() != fastjson.TypeObject || !openaiRoles[string(v.GetStringBytes("role"))] {
 			b.warn(line, errNotChatMessage)
 			return nil

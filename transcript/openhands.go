@@ -702,11 +702,7 @@ func readOpenHandsEval(ctx context.Context, in *input, emit emitFunc) error {
 		pending = b.finish(baseID(in.path))
 		sessions++
 	}
-	n := 0
-	err = eachJSONLineSized(rc, in.parser(), warn, func(line, size int, v *fastjson.Value) error {
-		if n++; n&63 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLineSized(ctx, rc, in.parser(), warn, func(line, size int, v *fastjson.Value) error {
 		record(line, size, v)
 		return nil
 	})
