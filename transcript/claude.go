@@ -34,14 +34,6 @@ import (
 // with no tool call pending is success; a user interruption is aborted; an
 // API error, or a failed tool result nobody answered, is failure; anything
 // else (a tool call in flight, a user message with no reply) is unknown.
-func init() {
-	registerLine(&lineFormat{
-		name:  "claude-code",
-		agent: lore.AgentClaudeCode,
-		sniff: sniffClaude,
-		read:  readClaude,
-	})
-}
 
 func sniffClaude(_ string, v *fastjson.Value) bool {
 	switch string(v.GetStringBytes("type")) {

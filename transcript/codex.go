@@ -68,21 +68,6 @@ import (
 // to their items, as for Claude Code: an assistant answer with no tool call
 // pending is success, a failed tool output nobody answered is failure, and a
 // tool call in flight or an unanswered user message is unknown.
-func init() {
-	registerLine(&lineFormat{
-		name:  "codex",
-		agent: lore.AgentCodex,
-		sniff: sniffCodex,
-		read:  readCodex,
-	})
-	registerDoc(&docFormat{
-		name:  "codex-ts",
-		agent: lore.AgentCodex,
-		sniff: sniffCodexTS,
-		read:  readCodexTS,
-	})
-	registerRoots(codexRoots)
-}
 
 // codexRoots: $CODEX_HOME (default ~/.codex) holds sessions/ and
 // archived_sessions/ (codex-rs rollout crate, recorder.rs and list.rs; the

@@ -75,27 +75,6 @@ import (
 // context…" and its "Got it." reply) is not a turn. The outcome rule is
 // Claude Code's: an answer with no call pending is success, a failed tool
 // result last is failure.
-func init() {
-	registerLine(&lineFormat{
-		name:  "gemini-cli",
-		agent: lore.AgentGeminiCLI,
-		sniff: sniffGeminiLine,
-		read:  readGeminiLines,
-	})
-	registerDoc(&docFormat{
-		name:  "gemini-cli",
-		agent: lore.AgentGeminiCLI,
-		sniff: sniffGeminiDoc,
-		read:  readGeminiDoc,
-	})
-	registerDoc(&docFormat{
-		name:  "gemini-cli-checkpoint",
-		agent: lore.AgentGeminiCLI,
-		sniff: sniffGeminiCheckpoint,
-		read:  readGeminiCheckpoint,
-	})
-	registerRoots(geminiRoots)
-}
 
 // geminiRoots: Gemini keeps everything under homedir()/.gemini, where
 // homedir() is $GEMINI_CLI_HOME when set, else the user's home

@@ -46,22 +46,6 @@ import (
 // Outcome: an assistant answer with no tool request pending is success; a
 // failed tool response nobody answered, or a context-length-exceeded
 // message, is failure; anything else is unknown (goose records no end).
-func init() {
-	registerLine(&lineFormat{
-		name:  "goose",
-		agent: lore.AgentGoose,
-		sniff: gooseSniffLine,
-		read:  gooseReadLines,
-	})
-	sqlitedbRegister(&sqlitedbReader{
-		name:      "goose",
-		hint:      gooseDBHint,
-		fileNames: []string{"sessions.db"},
-		match:     gooseDBMatch,
-		read:      gooseReadDB,
-	})
-	registerRoots(gooseRoots)
-}
 
 // gooseRoots: goose's data folder holds sessions/ (sessions.db and legacy
 // .jsonl files). crates/goose/src/config/paths.rs: an absolute

@@ -49,34 +49,6 @@ import (
 // aborted when state.db says it ended (ended_at or end_reason set, except
 // a compression split, whose work goes on in its child session), else
 // unknown. A trajectory's "completed" flag decides its outcome.
-func init() {
-	registerLine(&lineFormat{
-		name:  "hermes",
-		agent: lore.AgentHermes,
-		sniff: hermesSniffLine,
-		read:  hermesReadLines,
-	})
-	registerLine(&lineFormat{
-		name:  "hermes-trajectory",
-		agent: lore.AgentHermes,
-		sniff: hermesSniffTrajectory,
-		read:  hermesReadTrajectories,
-	})
-	registerDoc(&docFormat{
-		name:  "hermes-snapshot",
-		agent: lore.AgentHermes,
-		sniff: hermesSniffSnapshot,
-		read:  hermesReadSnapshot,
-	})
-	sqlitedbRegister(&sqlitedbReader{
-		name:      "hermes",
-		hint:      hermesDBHint,
-		fileNames: []string{"state.db"},
-		match:     hermesDBMatch,
-		read:      hermesReadDB,
-	})
-	registerRoots(hermesRoots)
-}
 
 // hermesRoots: $HERMES_HOME, else ~/.hermes (hermes_constants.py
 // get_hermes_home; FORMATS.md section 10): its sessions/ folder and

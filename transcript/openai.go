@@ -15,7 +15,7 @@ import (
 // Plain OpenAI chat-completions message lists (FORMATS.md section 11): a
 // JSON array of messages, a request-like object {"messages": […], "model"?,
 // …}, or JSON lines of messages. These are the most general shapes, tried
-// last ("openai" and "openai-jsonl" come last in format.go's priority), and
+// last ("openai" and "openai-jsonl" come last in format.go's table), and
 // claimed only when every message is a plain chat message: agents that
 // write chat messages with more (Hermes' naive "timestamp", Goose's
 // "created" and typed items, Cline's "ts" and Anthropic blocks,
@@ -36,20 +36,6 @@ import (
 //
 // Outcome: unknown; a list of messages says nothing of how the session
 // ended.
-func init() {
-	registerDoc(&docFormat{
-		name:  "openai",
-		agent: lore.AgentOpenAI,
-		sniff: sniffOpenAIDoc,
-		read:  readOpenAIDoc,
-	})
-	registerLine(&lineFormat{
-		name:  "openai-jsonl",
-		agent: lore.AgentOpenAI,
-		sniff: sniffOpenAILine,
-		read:  readOpenAILines,
-	})
-}
 
 // openaiRoles are the chat-completions roles.
 var openaiRoles = map[string]bool{
