@@ -58,15 +58,6 @@ import (
 // applied edit or commit is success; "^C KeyboardInterrupt" is aborted; an
 // error (API errors "litellm.…", a failed edit, "Error running command", a
 // token limit) is failure; an input with no answer is unknown.
-func init() {
-	registerRaw(&rawFormat{
-		name:  "aider",
-		agent: lore.AgentAider,
-		sniff: aiderSniff,
-		read:  aiderRead,
-	})
-	registerRoots(aiderRoots)
-}
 
 // aiderHistoryName is aider's default --chat-history-file (aider/args.py).
 const aiderHistoryName = ".aider.chat.history.md"

@@ -34,14 +34,6 @@ import (
 // with no tool call pending is success; a user interruption is aborted; an
 // API error, or a failed tool result nobody answered, is failure; anything
 // else (a tool call in flight, a user message with no reply) is unknown.
-func init() {
-	registerLine(&lineFormat{
-		name:  "claude-code",
-		agent: lore.AgentClaudeCode,
-		sniff: sniffClaude,
-		read:  readClaude,
-	})
-}
 
 func sniffClaude(_ string, v *fastjson.Value) bool {
 	switch string(v.GetStringBytes("type")) {
@@ -127,17 +119,13 @@ func (r *claudeReader) readRelated(ctx context.Context, path string) error {
 
 // read reads one file of the session; sidechain marks a sub-agent file.
 func (r *claudeReader) read(ctx context.Context, rd io.Reader, sidechain bool, label string) error {
-	n := 0
 	warn := func(line int, err error) {
 		if label != "" {
 			err = fmt.Errorf("%s%w", label, err)
 		}
 		r.b.warn(line, err)
 	}
-	return eachJSONLine(rd, r.in.parser(), warn, func(_ int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	return eachJSONLine(ctx, rd, r.in.parser(), warn, func(_ int, v *fastjson.Value) error {
 		r.line(v, sidechain)
 		return nil
 	})

@@ -60,21 +60,6 @@ import (
 // unknown. Without ui messages: an answer calling attempt_completion last
 // is success, else unknown. Images (base64 in images[] and image blocks)
 // are never kept.
-func init() {
-	registerDir(&dirFormat{
-		name:  "cline",
-		agent: lore.AgentCline,
-		match: clineMatch,
-		read:  clineReadDir,
-	})
-	registerDoc(&docFormat{
-		name:  "cline-file",
-		agent: lore.AgentCline,
-		sniff: clineSniffDoc,
-		read:  clineReadDoc,
-	})
-	registerRoots(clineRoots)
-}
 
 const (
 	clineAPIFile    = "api_conversation_history.json"

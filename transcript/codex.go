@@ -68,21 +68,6 @@ import (
 // to their items, as for Claude Code: an assistant answer with no tool call
 // pending is success, a failed tool output nobody answered is failure, and a
 // tool call in flight or an unanswered user message is unknown.
-func init() {
-	registerLine(&lineFormat{
-		name:  "codex",
-		agent: lore.AgentCodex,
-		sniff: sniffCodex,
-		read:  readCodex,
-	})
-	registerDoc(&docFormat{
-		name:  "codex-ts",
-		agent: lore.AgentCodex,
-		sniff: sniffCodexTS,
-		read:  readCodexTS,
-	})
-	registerRoots(codexRoots)
-}
 
 // codexRoots: $CODEX_HOME (default ~/.codex) holds sessions/ and
 // archived_sessions/ (codex-rs rollout crate, recorder.rs and list.rs; the
@@ -194,7 +179,6 @@ type codexReader struct {
 
 	last, base codexTotal
 	end        codexEnd
-	n          int
 
 	// aux parses JSON inside tool outputs; the input's parser holds the
 	// current line.
@@ -212,10 +196,7 @@ func readCodex(ctx context.Context, in *input, emit emitFunc) error {
 		return err
 	}
 	defer rc.Close()
-	err = eachJSONLine(rc, in.parser(), r.b.warn, func(_ int, v *fastjson.Value) error {
-		if r.n++; r.n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLine(ctx, rc, in.parser(), r.b.warn, func(_ int, v *fastjson.Value) error {
 		r.line(v)
 		return nil
 	})

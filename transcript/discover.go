@@ -65,11 +65,6 @@ func (e Env) macAppSupport(elem ...string) string {
 	return e.home(append([]string{"Library", "Application Support"}, elem...)...)
 }
 
-// rootFuncs are registered by each format's file: where its agent writes.
-var rootFuncs []func(Env) []Root
-
-func registerRoots(f func(Env) []Root) { rootFuncs = append(rootFuncs, f) }
-
 // DefaultRoots lists where each agent writes transcripts on this kind of
 // machine, honouring the agents' own overrides (CLAUDE_CONFIG_DIR,
 // CODEX_HOME, HERMES_HOME, …), with Exists set for those present. A path
@@ -103,10 +98,6 @@ func agentOrder(agent string) int {
 		}
 	}
 	return len(lore.Agents)
-}
-
-func init() {
-	registerRoots(claudeRoots)
 }
 
 // claudeRoots: $CLAUDE_CONFIG_DIR/projects (a comma-separated list is

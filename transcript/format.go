@@ -55,11 +55,98 @@ type Options struct {
 // emitFunc receives each session a reader finds.
 type emitFunc func(*lore.Session)
 
+// formats is every transcript format lore reads, with where each agent
+// writes them. Its order is the order of detection: a file goes to the
+// first format of its kind that claims it, so specific formats come
+// before general ones, and plain OpenAI messages, which many an agent's
+// log could pass for, come last. The kinds are tried in an order of their
+// own (readFile): raw formats on the first bytes, line formats on the
+// first JSON line, document formats on the whole document; dir formats
+// are tried on folders as they are walked, database formats on what the
+// sqlite raw format opened.
+var formats = []format{
+	{name: "aider", agent: lore.AgentAider, roots: aiderRoots,
+		raw: &rawFormat{sniff: aiderSniff, read: aiderRead}},
+
+	{name: "claude-code", agent: lore.AgentClaudeCode, roots: claudeRoots,
+		line: &lineFormat{sniff: sniffClaude, read: readClaude}},
+
+	{name: "cline", agent: lore.AgentCline, roots: clineRoots,
+		dir: &dirFormat{match: clineMatch, read: clineReadDir}},
+	{name: "cline-file", agent: lore.AgentCline,
+		doc: &docFormat{sniff: clineSniffDoc, read: clineReadDoc}},
+
+	{name: "codex", agent: lore.AgentCodex, roots: codexRoots,
+		line: &lineFormat{sniff: sniffCodex, read: readCodex}},
+	{name: "codex-ts", agent: lore.AgentCodex,
+		doc: &docFormat{sniff: sniffCodexTS, read: readCodexTS}},
+
+	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
+		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},
+	{name: "gemini-cli", agent: lore.AgentGeminiCLI,
+		doc: &docFormat{sniff: sniffGeminiDoc, read: readGeminiDoc}},
+	{name: "gemini-cli-checkpoint", agent: lore.AgentGeminiCLI,
+		doc: &docFormat{sniff: sniffGeminiCheckpoint, read: readGeminiCheckpoint}},
+
+	{name: "goose", agent: lore.AgentGoose, roots: gooseRoots,
+		line: &lineFormat{sniff: gooseSniffLine, read: gooseReadLines}},
+	{name: "goose", agent: lore.AgentGoose,
+		db: &sqlitedbReader{hint: gooseDBHint, fileNames: []string{"sessions.db"}, match: gooseDBMatch, read: gooseReadDB}},
+
+	{name: "hermes", agent: lore.AgentHermes, roots: hermesRoots,
+		line: &lineFormat{sniff: hermesSniffLine, read: hermesReadLines}},
+	{name: "hermes-trajectory", agent: lore.AgentHermes,
+		line: &lineFormat{sniff: hermesSniffTrajectory, read: hermesReadTrajectories}},
+	{name: "hermes-snapshot", agent: lore.AgentHermes,
+		doc: &docFormat{sniff: hermesSniffSnapshot, read: hermesReadSnapshot}},
+	{name: "hermes", agent: lore.AgentHermes,
+		db: &sqlitedbReader{hint: hermesDBHint, fileNames: []string{"state.db"}, match: hermesDBMatch, read: hermesReadDB}},
+
+	{name: "openhands", agent: lore.AgentOpenHands, roots: openhandsRoots,
+		doc: &docFormat{sniff: sniffOpenHandsDoc, read: readOpenHandsDoc}},
+	{name: "openhands-eval", agent: lore.AgentOpenHands,
+		line: &lineFormat{sniff: sniffOpenHandsEvalLine, read: readOpenHandsEval}},
+	{name: "openhands-v1", agent: lore.AgentOpenHands,
+		dir: &dirFormat{match: matchOpenHandsV1, read: readOpenHandsV1}},
+	{name: "openhands-events", agent: lore.AgentOpenHands,
+		dir: &dirFormat{match: matchOpenHandsV0Dir, read: readOpenHandsV0Dir}},
+
+	// sweRoots lists mini-swe-agent's folders too.
+	{name: "swe-agent", agent: lore.AgentSWEAgent, roots: sweRoots,
+		doc: &docFormat{sniff: sniffSWEAgent, read: readSWEAgent}},
+	{name: "mini-swe-agent", agent: lore.AgentMiniSWEAgent,
+		doc: &docFormat{sniff: sniffMini, read: readMini}},
+
+	{name: "openai", agent: lore.AgentOpenAI,
+		doc: &docFormat{sniff: sniffOpenAIDoc, read: readOpenAIDoc}},
+	{name: "openai-jsonl", agent: lore.AgentOpenAI,
+		line: &lineFormat{sniff: sniffOpenAILine, read: readOpenAILines}},
+
+	// Goose's and Hermes's databases; their db formats above say whose.
+	{name: "sqlite",
+		raw: &rawFormat{sniff: sqlitedbSniff, read: sqlitedbRead}},
+}
+
+// A format is one way an agent writes transcripts. Exactly one of line,
+// doc, dir, raw and db is set: it says how the format is recognised and
+// read.
+type format struct {
+	name  string
+	agent string // "" when the content decides (a SQLite database)
+	// roots says where the agent writes; set on one format of each
+	// agent.
+	roots func(Env) []Root
+
+	line *lineFormat
+	doc  *docFormat
+	dir  *dirFormat
+	raw  *rawFormat
+	db   *sqlitedbReader
+}
+
 // A lineFormat is a JSON-lines transcript, recognised by its first object
 // and read as a stream: memory does not grow with the file.
 type lineFormat struct {
-	name  string
-	agent string
 	// sniff reports whether a file whose first JSON line is first, and
 	// whose name is name, is in this format.
 	sniff func(name string, first *fastjson.Value) bool
@@ -69,8 +156,6 @@ type lineFormat struct {
 // A docFormat is a transcript held in one JSON document, recognised and
 // read from the parsed document.
 type docFormat struct {
-	name  string
-	agent string
 	sniff func(name string, doc *fastjson.Value) bool
 	read  func(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc) error
 }
@@ -78,8 +163,6 @@ type docFormat struct {
 // A dirFormat is a transcript spread over the files of one folder (a
 // Cline task, an OpenHands conversation).
 type dirFormat struct {
-	name  string
-	agent string
 	// match reports whether the folder dir, holding the entries names,
 	// is one transcript.
 	match func(dir string, names map[string]bool) bool
@@ -89,51 +172,41 @@ type dirFormat struct {
 // A rawFormat is recognised from a file's first bytes and read its own
 // way (Markdown, SQLite).
 type rawFormat struct {
-	name  string
-	agent string
 	sniff func(name string, head []byte) bool
 	read  func(ctx context.Context, in *input, emit emitFunc) error
 }
 
-// The registries, filled by each format's file in init. Order matters:
-// the first format whose sniff matches reads the file, so specific
-// formats come before general ones (plain OpenAI messages last).
+// The formats of each kind, and the agents' roots, in the order of
+// formats. They are filled in init rather than initialised from formats:
+// readers the table names look them up (sqlitedbRead dispatches to
+// sqlitedbReaders), which Go would take for an initialisation cycle.
 var (
-	lineFormats []*lineFormat
-	docFormats  []*docFormat
-	dirFormats  []*dirFormat
-	rawFormats  []*rawFormat
+	lineFormats     []*lineFormat
+	docFormats      []*docFormat
+	dirFormats      []*dirFormat
+	rawFormats      []*rawFormat
+	sqlitedbReaders []*sqlitedbReader
+	rootFuncs       []func(Env) []Root
 )
 
-// priority orders formats by name within a registry; lower first. Names
-// not listed come after those listed, in registration order.
-var priority = map[string]int{
-	"openai": 100, "openai-jsonl": 100,
-}
-
-func register[F any](list *[]*F, f *F, name func(*F) string) {
-	*list = append(*list, f)
-	// insertion sort by priority, stable
-	for i := len(*list) - 1; i > 0; i-- {
-		a, b := (*list)[i-1], (*list)[i]
-		if priority[name(a)] <= priority[name(b)] {
-			break
+func init() {
+	for _, f := range formats {
+		switch {
+		case f.line != nil:
+			lineFormats = append(lineFormats, f.line)
+		case f.doc != nil:
+			docFormats = append(docFormats, f.doc)
+		case f.dir != nil:
+			dirFormats = append(dirFormats, f.dir)
+		case f.raw != nil:
+			rawFormats = append(rawFormats, f.raw)
+		case f.db != nil:
+			sqlitedbReaders = append(sqlitedbReaders, f.db)
 		}
-		(*list)[i-1], (*list)[i] = b, a
+		if f.roots != nil {
+			rootFuncs = append(rootFuncs, f.roots)
+		}
 	}
-}
-
-func registerLine(f *lineFormat) {
-	register(&lineFormats, f, func(f *lineFormat) string { return f.name })
-}
-func registerDoc(f *docFormat) {
-	register(&docFormats, f, func(f *docFormat) string { return f.name })
-}
-func registerDir(f *dirFormat) {
-	register(&dirFormats, f, func(f *dirFormat) string { return f.name })
-}
-func registerRaw(f *rawFormat) {
-	register(&rawFormats, f, func(f *rawFormat) string { return f.name })
 }
 
 // input is one file or folder being read.

@@ -75,27 +75,6 @@ import (
 // context…" and its "Got it." reply) is not a turn. The outcome rule is
 // Claude Code's: an answer with no call pending is success, a failed tool
 // result last is failure.
-func init() {
-	registerLine(&lineFormat{
-		name:  "gemini-cli",
-		agent: lore.AgentGeminiCLI,
-		sniff: sniffGeminiLine,
-		read:  readGeminiLines,
-	})
-	registerDoc(&docFormat{
-		name:  "gemini-cli",
-		agent: lore.AgentGeminiCLI,
-		sniff: sniffGeminiDoc,
-		read:  readGeminiDoc,
-	})
-	registerDoc(&docFormat{
-		name:  "gemini-cli-checkpoint",
-		agent: lore.AgentGeminiCLI,
-		sniff: sniffGeminiCheckpoint,
-		read:  readGeminiCheckpoint,
-	})
-	registerRoots(geminiRoots)
-}
 
 // geminiRoots: Gemini keeps everything under homedir()/.gemini, where
 // homedir() is $GEMINI_CLI_HOME when set, else the user's home
@@ -424,11 +403,7 @@ func readGeminiLines(ctx context.Context, in *input, emit emitFunc) error {
 		return err
 	}
 	defer rc.Close()
-	n := 0
-	err = eachJSONLine(rc, in.parser(), b.warn, func(line int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLine(ctx, rc, in.parser(), b.warn, func(line int, v *fastjson.Value) error {
 		if v.Type() != fastjson.TypeObject {
 			return nil
 		}

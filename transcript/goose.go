@@ -46,22 +46,6 @@ import (
 // Outcome: an assistant answer with no tool request pending is success; a
 // failed tool response nobody answered, or a context-length-exceeded
 // message, is failure; anything else is unknown (goose records no end).
-func init() {
-	registerLine(&lineFormat{
-		name:  "goose",
-		agent: lore.AgentGoose,
-		sniff: gooseSniffLine,
-		read:  gooseReadLines,
-	})
-	sqlitedbRegister(&sqlitedbReader{
-		name:      "goose",
-		hint:      gooseDBHint,
-		fileNames: []string{"sessions.db"},
-		match:     gooseDBMatch,
-		read:      gooseReadDB,
-	})
-	registerRoots(gooseRoots)
-}
 
 // gooseRoots: goose's data folder holds sessions/ (sessions.db and legacy
 // .jsonl files). crates/goose/src/config/paths.rs: an absolute
@@ -294,11 +278,8 @@ func gooseReadLines(ctx context.Context, in *input, emit emitFunc) error {
 	defer rc.Close()
 	g := &gooseSession{b: in.builder(lore.AgentGoose)}
 	var usage lore.Usage
-	n, msgs := 0, 0
-	err = eachJSONLine(rc, in.parser(), g.b.warn, func(_ int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	msgs := 0
+	err = eachJSONLine(ctx, rc, in.parser(), g.b.warn, func(_ int, v *fastjson.Value) error {
 		if v.Type() != fastjson.TypeObject {
 			return nil
 		}

@@ -49,34 +49,6 @@ import (
 // aborted when state.db says it ended (ended_at or end_reason set, except
 // a compression split, whose work goes on in its child session), else
 // unknown. A trajectory's "completed" flag decides its outcome.
-func init() {
-	registerLine(&lineFormat{
-		name:  "hermes",
-		agent: lore.AgentHermes,
-		sniff: hermesSniffLine,
-		read:  hermesReadLines,
-	})
-	registerLine(&lineFormat{
-		name:  "hermes-trajectory",
-		agent: lore.AgentHermes,
-		sniff: hermesSniffTrajectory,
-		read:  hermesReadTrajectories,
-	})
-	registerDoc(&docFormat{
-		name:  "hermes-snapshot",
-		agent: lore.AgentHermes,
-		sniff: hermesSniffSnapshot,
-		read:  hermesReadSnapshot,
-	})
-	sqlitedbRegister(&sqlitedbReader{
-		name:      "hermes",
-		hint:      hermesDBHint,
-		fileNames: []string{"state.db"},
-		match:     hermesDBMatch,
-		read:      hermesReadDB,
-	})
-	registerRoots(hermesRoots)
-}
 
 // hermesRoots: $HERMES_HOME, else ~/.hermes (hermes_constants.py
 // get_hermes_home; FORMATS.md section 10): its sessions/ folder and
@@ -394,11 +366,8 @@ func hermesReadLines(ctx context.Context, in *input, emit emitFunc) error {
 	defer rc.Close()
 	h := hermesNew(in)
 	var native string
-	n, msgs := 0, 0
-	err = eachJSONLine(rc, in.parser(), h.b.warn, func(_ int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	msgs := 0
+	err = eachJSONLine(ctx, rc, in.parser(), h.b.warn, func(_ int, v *fastjson.Value) error {
 		if v.Type() != fastjson.TypeObject {
 			return nil
 		}
@@ -474,11 +443,7 @@ func hermesReadTrajectories(ctx context.Context, in *input, emit emitFunc) error
 		}
 		damaged, pending = 0, nil
 	}
-	n := 0
-	err = eachJSONLine(rc, in.parser(), warn, func(_ int, v *fastjson.Value) error {
-		if n++; n&1023 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLine(ctx, rc, in.parser(), warn, func(_ int, v *fastjson.Value) error {
 		convs := v.GetArray("conversations")
 		if len(convs) == 0 {
 			return nil

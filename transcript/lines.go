@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,16 +107,27 @@ var errLineTooLong = fmt.Errorf("line longer than %d MiB skipped", maxLine>>20)
 // lines are ignored. A line that holds two objects back to back (Claude Code
 // writes some) yields both. A line that is not JSON is reported to warn with
 // its line number, and reading goes on. fn's value is valid only during
-// the call.
-func eachJSONLine(r io.Reader, p *fastjson.Parser, warn func(line int, err error), fn func(line int, v *fastjson.Value) error) error {
-	return eachJSONLineSized(r, p, warn, func(line, _ int, v *fastjson.Value) error { return fn(line, v) })
+// the call. Reading stops with ctx's error once ctx is done, so readers
+// need not poll it themselves.
+func eachJSONLine(ctx context.Context, r io.Reader, p *fastjson.Parser, warn func(line int, err error), fn func(line int, v *fastjson.Value) error) error {
+	return eachJSONLineSized(ctx, r, p, warn, func(line, _ int, v *fastjson.Value) error { return fn(line, v) })
 }
+
+// pollWeight is how much reading happens between two looks at ctx: a
+// line weighs its length plus lineWeight, so a file of short lines is
+// polled every 4096 lines and one of long lines (an evaluation output, a
+// trajectory per line) every 4 MiB, for one addition per line.
+const (
+	pollWeight = 4 << 20
+	lineWeight = 1 << 10
+)
 
 // eachJSONLineSized is eachJSONLine that also passes the length of the
 // line each value came from.
-func eachJSONLineSized(r io.Reader, p *fastjson.Parser, warn func(line int, err error), fn func(line, size int, v *fastjson.Value) error) error {
+func eachJSONLineSized(ctx context.Context, r io.Reader, p *fastjson.Parser, warn func(line int, err error), fn func(line, size int, v *fastjson.Value) error) error {
 	lr := newLineReader(r)
 	defer lr.release()
+	weight := 0
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -124,7 +136,18 @@ func eachJSONLineSized(r io.Reader, p *fastjson.Parser, warn func(line int, err 
 		if err != nil {
 			return err
 		}
+		if weight += len(line) + lineWeight; weight >= pollWeight {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			weight = 0
+		}
 		if lr.skipped {
+			// The skipped line was read all the same, more than
+			// pollWeight of it.
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			warn(lr.n, errLineTooLong)
 			continue
 		}

@@ -15,7 +15,7 @@ import (
 // Plain OpenAI chat-completions message lists (FORMATS.md section 11): a
 // JSON array of messages, a request-like object {"messages": […], "model"?,
 // …}, or JSON lines of messages. These are the most general shapes, tried
-// last ("openai" and "openai-jsonl" come last in format.go's priority), and
+// last ("openai" and "openai-jsonl" come last in format.go's table), and
 // claimed only when every message is a plain chat message: agents that
 // write chat messages with more (Hermes' naive "timestamp", Goose's
 // "created" and typed items, Cline's "ts" and Anthropic blocks,
@@ -36,20 +36,6 @@ import (
 //
 // Outcome: unknown; a list of messages says nothing of how the session
 // ended.
-func init() {
-	registerDoc(&docFormat{
-		name:  "openai",
-		agent: lore.AgentOpenAI,
-		sniff: sniffOpenAIDoc,
-		read:  readOpenAIDoc,
-	})
-	registerLine(&lineFormat{
-		name:  "openai-jsonl",
-		agent: lore.AgentOpenAI,
-		sniff: sniffOpenAILine,
-		read:  readOpenAILines,
-	})
-}
 
 // openaiRoles are the chat-completions roles.
 var openaiRoles = map[string]bool{
@@ -196,11 +182,7 @@ func readOpenAILines(ctx context.Context, in *input, emit emitFunc) error {
 	defer rc.Close()
 	b := in.builder(lore.AgentOpenAI)
 	r := &openaiReader{b: b}
-	n := 0
-	err = eachJSONLine(rc, in.parser(), b.warn, func(line int, v *fastjson.Value) error {
-		if n++; n&4095 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLine(ctx, rc, in.parser(), b.warn, func(line int, v *fastjson.Value) error {
 		if v.Type() != fastjson.TypeObject || !openaiRoles[string(v.GetStringBytes("role"))] {
 			b.warn(line, errNotChatMessage)
 			return nil

@@ -76,33 +76,6 @@ import (
 // ConversationStateUpdateEvent: finished is success; error and stuck are
 // failure; paused is aborted; without a status a ConversationErrorEvent is
 // failure, a finish action or a last agent message success].
-func init() {
-	registerDoc(&docFormat{
-		name:  "openhands",
-		agent: lore.AgentOpenHands,
-		sniff: sniffOpenHandsDoc,
-		read:  readOpenHandsDoc,
-	})
-	registerLine(&lineFormat{
-		name:  "openhands-eval",
-		agent: lore.AgentOpenHands,
-		sniff: sniffOpenHandsEvalLine,
-		read:  readOpenHandsEval,
-	})
-	registerDir(&dirFormat{
-		name:  "openhands-v1",
-		agent: lore.AgentOpenHands,
-		match: matchOpenHandsV1,
-		read:  readOpenHandsV1,
-	})
-	registerDir(&dirFormat{
-		name:  "openhands-events",
-		agent: lore.AgentOpenHands,
-		match: matchOpenHandsV0Dir,
-		read:  readOpenHandsV0Dir,
-	})
-	registerRoots(openhandsRoots)
-}
 
 // openhandsRoots: the V0 file store is file_store_path, "~/.openhands" in
 // All-Hands-AI/OpenHands openhands/core/config/openhands_config.py (set
@@ -702,11 +675,7 @@ func readOpenHandsEval(ctx context.Context, in *input, emit emitFunc) error {
 		pending = b.finish(baseID(in.path))
 		sessions++
 	}
-	n := 0
-	err = eachJSONLineSized(rc, in.parser(), warn, func(line, size int, v *fastjson.Value) error {
-		if n++; n&63 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = eachJSONLineSized(ctx, rc, in.parser(), warn, func(line, size int, v *fastjson.Value) error {
 		record(line, size, v)
 		return nil
 	})

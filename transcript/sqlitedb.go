@@ -21,8 +21,8 @@ import (
 // SQLite session databases (Goose sessions.db, Hermes state.db) share one
 // raw format: it is recognised from the 16-byte SQLite header and a hint of
 // the tables in the first pages, opened read-only, and handed to the agent
-// reader whose tables it has (sqlitedbReaders, registered by goose.go and
-// hermes.go). Only those readers look at rows.
+// reader whose tables it has (the db formats of format.go's table, Goose's
+// and Hermes's). Only those readers look at rows.
 //
 // The agent may be running while lore reads, so a database is never
 // changed and nothing is created beside it:
@@ -39,15 +39,6 @@ import (
 // All reads of one database run in one read transaction, so the sessions
 // and messages tables are seen at the same moment.
 
-func init() {
-	registerRaw(&rawFormat{
-		name:  "sqlite",
-		agent: "", // decided by the tables; see sqlitedbReaders
-		sniff: sqlitedbSniff,
-		read:  sqlitedbRead,
-	})
-}
-
 // sqlitedbMagic starts every SQLite 3 database file.
 var sqlitedbMagic = []byte("SQLite format 3\x00")
 
@@ -57,7 +48,6 @@ var sqlitedbBusy = 5 * time.Second
 
 // sqlitedbReader reads the sessions of one agent's database.
 type sqlitedbReader struct {
-	name string
 	// hint reports whether the first bytes of a database look like this
 	// agent's schema (the CREATE statements live in the first pages).
 	hint func(head []byte) bool
@@ -69,10 +59,6 @@ type sqlitedbReader struct {
 	match func(s sqlitedbSchema) bool
 	read  func(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error
 }
-
-var sqlitedbReaders []*sqlitedbReader
-
-func sqlitedbRegister(r *sqlitedbReader) { sqlitedbReaders = append(sqlitedbReaders, r) }
 
 func sqlitedbSniff(name string, head []byte) bool {
 	if !bytes.HasPrefix(head, sqlitedbMagic) {

@@ -51,21 +51,6 @@ import (
 // harness made after a limit or an error ("submitted (exit_cost)", …) and
 // every exit_* or early_exit status are failure; an interrupt is aborted; no
 // status (a run in progress) is unknown.
-func init() {
-	registerDoc(&docFormat{
-		name:  "swe-agent",
-		agent: lore.AgentSWEAgent,
-		sniff: sniffSWEAgent,
-		read:  readSWEAgent,
-	})
-	registerDoc(&docFormat{
-		name:  "mini-swe-agent",
-		agent: lore.AgentMiniSWEAgent,
-		sniff: sniffMini,
-		read:  readMini,
-	})
-	registerRoots(sweRoots)
-}
 
 // sweRoots: SWE-agent writes under ./trajectories of the folder it runs
 // in (0.x trajectories/<user>/<run>/, 1.x the default output_dir
