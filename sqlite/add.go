@@ -22,16 +22,16 @@ import (
 // Add merges items into the store, all in one transaction: when one item
 // is invalid, none is written.
 func (s *Store) Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error) {
-	return s.put(ctx, items, true)
+	return s.put(ctx, items, lore.Adding)
 }
 
 // Import writes items as they are, merging only items with an id already
 // stored, in one transaction.
 func (s *Store) Import(ctx context.Context, items []lore.Item) ([]lore.AddResult, error) {
-	return s.put(ctx, items, false)
+	return s.put(ctx, items, lore.Importing)
 }
 
-func (s *Store) put(ctx context.Context, items []lore.Item, add bool) ([]lore.AddResult, error) {
+func (s *Store) put(ctx context.Context, items []lore.Item, mode lore.MergeMode) ([]lore.AddResult, error) {
 	p := startPreparing(items, s.now())
 	defer p.stop()
 	// The first chunk is checked before the store is locked: a single
@@ -42,7 +42,7 @@ func (s *Store) put(ctx context.Context, items []lore.Item, add bool) ([]lore.Ad
 	var results []lore.AddResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		b := &batch{store: s, tx: tx, add: add}
+		b := &batch{store: s, tx: tx, mode: mode}
 		results, err = b.run(ctx, p)
 		return err
 	})
@@ -157,89 +157,7 @@ type row struct {
 	candidate  bool // in batch.bands
 }
 
-// newRow makes the row of an item that is not stored yet. For add, each
-// session brings the item's confidence; for import, each brings the
-// share that, with the confidence given by hand, reproduces the item's
-// confidence.
-func newRow(it lore.Item, add bool) *row {
-	r := &row{item: it}
-	if len(it.Evidence) == 0 {
-		r.item.Manual = it.Confidence
-		return r
-	}
-	per := it.Confidence
-	if !add {
-		per = perSession(it)
-	}
-	r.conf = make([]float64, len(it.Evidence))
-	for i := range r.conf {
-		r.conf[i] = per
-	}
-	if add {
-		r.item.Confidence = lore.CombineConfidence(append(slices.Clone(r.conf), it.Manual)...)
-	}
-	return r
-}
-
-// perSession is the confidence each of an item's sessions must bring for
-// the item to have its confidence beside its confidence given by hand:
-// the inverse of CombineConfidence over equal shares, for items imported
-// without per-session figures.
-func perSession(it lore.Item) float64 {
-	n := float64(len(it.Evidence))
-	miss := (1 - min(it.Confidence, lore.MaxConfidence)) / (1 - min(it.Manual, lore.MaxConfidence))
-	return max(0, 1-math.Pow(min(miss, 1), 1/n))
-}
-
-// merge folds an incoming item into r by the rules lore.Store documents,
-// and reports whether anything changed.
-func (r *row) merge(in lore.Item, add bool) bool {
-	old := r.item
-	per := in.Confidence
-	if !add && len(in.Evidence) > 0 {
-		per = perSession(in)
-	}
-	added := 0
-	for _, e := range in.Evidence {
-		if !slices.ContainsFunc(r.item.Evidence, func(x lore.Evidence) bool { return x.Session == e.Session }) {
-			r.item.Evidence = append(r.item.Evidence, e)
-			r.conf = append(r.conf, per)
-			added++
-		}
-	}
-	manual := max(old.Manual, in.Manual)
-	if len(in.Evidence) == 0 && in.Confidence > manual {
-		manual = in.Confidence
-	}
-	it := &r.item
-	it.Tags = appendNew(slices.Clone(old.Tags), in.Tags...)
-	it.Related = appendNew(slices.Clone(old.Related), in.Related...)
-	if in.FirstSeen.Before(it.FirstSeen) {
-		it.FirstSeen = in.FirstSeen
-	}
-	confirmed := added > 0 || manual != old.Manual
-	if confirmed && in.LastConfirmed.After(it.LastConfirmed) {
-		it.LastConfirmed = in.LastConfirmed
-	}
-	if !old.Expires.IsZero() && in.Expires.After(old.Expires) {
-		it.Expires = in.Expires
-	}
-	it.SourceCount = len(it.Evidence)
-	if confirmed {
-		it.Confidence = lore.CombineConfidence(append(slices.Clone(r.conf), manual)...)
-	}
-	if it.Status == lore.StatusCandidate && (add && in.Status == lore.StatusActive ||
-		it.SourceCount >= 2 && it.Confidence >= lore.PromoteConfidence && !slices.Contains(it.Tags, lore.TagHeld)) {
-		it.Status = lore.StatusActive
-	}
-	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
-		!it.FirstSeen.Equal(old.FirstSeen) || !it.LastConfirmed.Equal(old.LastConfirmed) ||
-		!it.Expires.Equal(old.Expires) || !slices.Equal(it.Tags, old.Tags) || !slices.Equal(it.Related, old.Related)
-	it.Manual = manual
-	r.changed = r.changed || changed
-	return changed
-}
-
+// appendNew appends to xs those of ys it does not hold yet.
 func appendNew(xs []string, ys ...string) []string {
 	for _, y := range ys {
 		if !slices.Contains(xs, y) {
@@ -256,7 +174,7 @@ func appendNew(xs []string, ys ...string) []string {
 type batch struct {
 	store *Store
 	tx    *sql.Tx
-	add   bool
+	mode  lore.MergeMode
 
 	byID    map[string]*row // stored rows read, and new rows, by id
 	byRowid map[int64]*row
@@ -307,7 +225,7 @@ func (b *batch) run(ctx context.Context, p *preparation) ([]lore.AddResult, erro
 		if err := b.loadByID(ctx, items); err != nil {
 			return nil, err
 		}
-		if b.add {
+		if b.mode == lore.Adding {
 			if err := b.loadCandidates(ctx, items, fps); err != nil {
 				return nil, err
 			}
@@ -330,14 +248,8 @@ func scope(it lore.Item) string {
 	return string(it.Category) + "\x00" + it.Repo + "\x00" + it.Agent
 }
 
-// sameScope reports whether two items have the same category, repository
-// and agent, as scope would say without building two strings.
-func sameScope(a, b lore.Item) bool {
-	return a.Category == b.Category && a.Repo == b.Repo && a.Agent == b.Agent
-}
-
 func sameItem(r *row, it lore.Item, norm string) bool {
-	if !sameScope(r.item, it) {
+	if !lore.SameScope(r.item, it) {
 		return false
 	}
 	if r.item.Text == it.Text {
@@ -358,14 +270,14 @@ func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.Ad
 	if r != nil {
 		return b.mergeInto(r, it, false), nil
 	}
-	if !b.add {
+	if b.mode == lore.Importing {
 		return b.create(ctx, it, fp)
 	}
 	var best *row
 	bestSim := 0.0
 	for _, k := range fp.keys {
 		for _, c := range b.bands[k] {
-			if !sameScope(c.item, it) {
+			if !lore.SameScope(c.item, it) {
 				continue
 			}
 			if sim := dedup.Similarity(fp.Fingerprint, c.fingerprint().Fingerprint); sim >= dedup.Threshold && (sim > bestSim || sim == bestSim && c.order() < best.order()) {
@@ -404,7 +316,7 @@ func (b *batch) find(ctx context.Context, it *lore.Item, norm string) (*row, err
 	if r == nil || sameItem(r, *it, norm) {
 		return r, nil
 	}
-	if !b.add {
+	if b.mode == lore.Importing {
 		return nil, fmt.Errorf("id %s is taken by a different item", it.ID)
 	}
 	long := lore.LongItemID(it.Text, it.Category, it.Repo, it.Agent)
@@ -422,7 +334,9 @@ func (b *batch) find(ctx context.Context, it *lore.Item, norm string) (*row, err
 
 func (b *batch) mergeInto(r *row, it lore.Item, nearDup bool) lore.AddResult {
 	res := lore.AddResult{ID: r.item.ID, Action: lore.Unchanged, NearDuplicate: nearDup}
-	if r.merge(it, b.add) {
+	var changed bool
+	if r.conf, changed = lore.Merge(&r.item, r.conf, it, b.mode); changed {
+		r.changed = true
 		res.Action = lore.Merged
 		if r.rowid != 0 && !slices.Contains(b.touched, r) {
 			b.touched = append(b.touched, r)
@@ -433,13 +347,13 @@ func (b *batch) mergeInto(r *row, it lore.Item, nearDup bool) lore.AddResult {
 
 // create makes a new row, and supersedes what it replaces.
 func (b *batch) create(ctx context.Context, it lore.Item, fp *fingerprint) (lore.AddResult, error) {
-	r := newRow(it, b.add)
-	r.fp = fp
+	r := &row{fp: fp}
+	r.item, r.conf = lore.Create(it, b.mode)
 	b.news = append(b.news, r)
 	b.byID[it.ID] = r
 	b.candidate(r)
 	res := lore.AddResult{ID: it.ID, Action: lore.Created}
-	if b.add {
+	if b.mode == lore.Adding {
 		var err error
 		res.Superseded, err = b.supersede(ctx, r)
 		if err != nil {
@@ -449,12 +363,11 @@ func (b *batch) create(ctx context.Context, it lore.Item, fp *fingerprint) (lore
 	return res, nil
 }
 
-// supersede marks superseded the active and candidate items with the new
-// item's error signature and scope: the same error, resolved differently.
+// supersede marks superseded the stored and new items that r, just
+// created, supersedes (see lore.Item.Supersedes), and returns their ids.
 func (b *batch) supersede(ctx context.Context, r *row) ([]string, error) {
-	it := r.item
-	if it.Signature == "" || (it.Category != lore.CategoryPitfall && it.Category != lore.CategoryToolQuirk) ||
-		it.Status != lore.StatusActive && it.Status != lore.StatusCandidate {
+	it := &r.item
+	if !it.Superseding() {
 		return nil, nil
 	}
 	stored, err := loadRows(ctx, b.tx, `items i WHERE signature = ? AND category = ? AND repo = ? AND agent = ?
@@ -462,34 +375,33 @@ func (b *batch) supersede(ctx context.Context, r *row) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var olds []*row
-	for _, s := range stored {
-		if known := b.byRowid[s.rowid]; known != nil {
-			s = known
-		} else {
-			b.remember(s)
-		}
-		olds = append(olds, s)
-	}
-	for _, n := range b.news {
-		if n != r && n.item.Signature == it.Signature && sameScope(n.item, it) {
-			olds = append(olds, n)
-		}
-	}
 	var ids []string
-	for _, o := range olds {
-		if o.item.Status != lore.StatusActive && o.item.Status != lore.StatusCandidate {
-			continue
+	for _, o := range stored {
+		if known := b.byRowid[o.rowid]; known != nil {
+			o = known
+		} else {
+			b.remember(o)
 		}
-		o.item.Status = lore.StatusSuperseded
-		o.changed = true
-		if o.rowid != 0 && !slices.Contains(b.touched, o) {
-			b.touched = append(b.touched, o)
+		if it.Supersedes(&o.item) {
+			ids = append(ids, b.supersedeBy(r, o))
 		}
-		ids = append(ids, o.item.ID)
 	}
-	r.item.Related = appendNew(r.item.Related, ids...)
+	for _, o := range b.news {
+		if it.Supersedes(&o.item) {
+			ids = append(ids, b.supersedeBy(r, o))
+		}
+	}
 	return ids, nil
+}
+
+// supersedeBy marks o superseded by r and returns o's id.
+func (b *batch) supersedeBy(r, o *row) string {
+	r.item.Supersede(&o.item)
+	o.changed = true
+	if o.rowid != 0 && !slices.Contains(b.touched, o) {
+		b.touched = append(b.touched, o)
+	}
+	return o.item.ID
 }
 
 // remember indexes a stored row read in this batch.
