@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 
 	"github.com/lorehq/lore"
@@ -132,4 +133,14 @@ func evidenceNeedle(session string) string {
 		}
 	}
 	return `"` + session + `"`
+}
+
+// appendNew appends to xs those of ys it does not hold yet.
+func appendNew(xs []string, ys ...string) []string {
+	for _, y := range ys {
+		if !slices.Contains(xs, y) {
+			xs = append(xs, y)
+		}
+	}
+	return xs
 }

@@ -1,0 +1,163 @@
+package lore
+
+import (
+	"math"
+	"slices"
+)
+
+// The rules every store merges by, as Store documents them, written once
+// so that stores differ only in how they find what to merge with and how
+// they keep it. Besides an Item, merging needs the confidence each session
+// of its Evidence brought (its shares): ForgetSession takes a session's
+// share out again, and Item does not carry them.
+
+// MergeMode is how a store takes items in.
+type MergeMode int
+
+const (
+	// Adding merges items as Store.Add does: each session brings the
+	// item's confidence, and an active item makes a candidate active.
+	Adding MergeMode = iota
+	// Importing writes items as Store.Import does: each session brings the
+	// share that gives back the item's confidence as it was exported.
+	Importing
+)
+
+// Create returns an item as a store first keeps it, and the confidence
+// each of its sessions brought, parallel to its Evidence. An item without
+// sessions was all given by hand.
+func Create(it Item, mode MergeMode) (Item, []float64) {
+	if len(it.Evidence) == 0 {
+		it.Manual = it.Confidence
+		return it, nil
+	}
+	per := it.Confidence
+	if mode == Importing {
+		per = perSession(it)
+	}
+	shares := make([]float64, len(it.Evidence))
+	for i := range shares {
+		shares[i] = per
+	}
+	if mode == Adding {
+		it.Confidence = CombineConfidence(append(slices.Clone(shares), it.Manual)...)
+	}
+	return it, shares
+}
+
+// perSession is the confidence each of an item's sessions must bring for
+// the item to have its confidence beside its confidence given by hand:
+// the inverse of CombineConfidence over equal shares, for items imported
+// without per-session figures.
+func perSession(it Item) float64 {
+	n := float64(len(it.Evidence))
+	miss := (1 - min(it.Confidence, MaxConfidence)) / (1 - min(it.Manual, MaxConfidence))
+	return max(0, 1-math.Pow(min(miss, 1), 1/n))
+}
+
+// Merge folds an incoming item into a stored one, whose sessions brought
+// shares (parallel to stored.Evidence): new sessions add their evidence
+// and confidence, the confidence given by hand is the highest given, tags
+// and related ids are joined, and a candidate may become active. It
+// returns the shares with the new sessions' appended, as append does, and
+// whether anything changed. in must be prepared (see Prepare) and be the
+// same item or a near-duplicate; which it is, is for the store to find.
+func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, bool) {
+	old := *stored
+	per := in.Confidence
+	if mode == Importing && len(in.Evidence) > 0 {
+		per = perSession(in)
+	}
+	added := 0
+	for _, e := range in.Evidence {
+		if !slices.ContainsFunc(stored.Evidence, func(x Evidence) bool { return x.Session == e.Session }) {
+			stored.Evidence = append(stored.Evidence, e)
+			shares = append(shares, per)
+			added++
+		}
+	}
+	manual := max(old.Manual, in.Manual)
+	if len(in.Evidence) == 0 && in.Confidence > manual {
+		manual = in.Confidence
+	}
+	it := stored
+	it.Tags = appendNew(slices.Clone(old.Tags), in.Tags...)
+	it.Related = appendNew(slices.Clone(old.Related), in.Related...)
+	if in.FirstSeen.Before(it.FirstSeen) {
+		it.FirstSeen = in.FirstSeen
+	}
+	confirmed := added > 0 || manual != old.Manual
+	if confirmed && in.LastConfirmed.After(it.LastConfirmed) {
+		it.LastConfirmed = in.LastConfirmed
+	}
+	if !old.Expires.IsZero() && in.Expires.After(old.Expires) {
+		it.Expires = in.Expires
+	}
+	it.SourceCount = len(it.Evidence)
+	if confirmed {
+		it.Confidence = CombineConfidence(append(slices.Clone(shares), manual)...)
+	}
+	// A person adding the item as active vouches for it.
+	if mode == Adding && in.Status == StatusActive && it.Status == StatusCandidate {
+		it.Status = StatusActive
+	}
+	Promote(it)
+	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
+		!it.FirstSeen.Equal(old.FirstSeen) || !it.LastConfirmed.Equal(old.LastConfirmed) ||
+		!it.Expires.Equal(old.Expires) || !slices.Equal(it.Tags, old.Tags) || !slices.Equal(it.Related, old.Related)
+	it.Manual = manual
+	return shares, changed
+}
+
+// Promote makes a candidate active when sessions have earned it that: two
+// or more confirm it and its confidence reaches PromoteConfidence, and it
+// is not held (see TagHeld). It reports whether it did.
+func Promote(it *Item) bool {
+	if it.Status != StatusCandidate || it.SourceCount < 2 || it.Confidence < PromoteConfidence ||
+		slices.Contains(it.Tags, TagHeld) {
+		return false
+	}
+	it.Status = StatusActive
+	return true
+}
+
+// Superseding reports whether an item, when created, supersedes others:
+// it is an active or candidate pitfall or tool quirk with an error
+// signature. A store looks for what it supersedes only then.
+func (it *Item) Superseding() bool {
+	return it.Signature != "" && (it.Category == CategoryPitfall || it.Category == CategoryToolQuirk) && it.live()
+}
+
+// Supersedes reports whether it, when created, supersedes old: another
+// item with its error signature and scope, still active or a candidate.
+// The same error, resolved differently.
+func (it *Item) Supersedes(old *Item) bool {
+	return old.Signature == it.Signature && SameScope(*it, *old) && old.live() && old.ID != it.ID && it.Superseding()
+}
+
+// Supersede marks old superseded by it, and lists old in its Related.
+func (it *Item) Supersede(old *Item) {
+	old.Status = StatusSuperseded
+	it.Related = appendNew(it.Related, old.ID)
+}
+
+// live reports whether an item is still handed out, or may come to be.
+func (it *Item) live() bool {
+	return it.Status == StatusActive || it.Status == StatusCandidate
+}
+
+// SameScope reports whether two items have the same category, repository
+// and agent: only such items merge or supersede one another.
+func SameScope(a, b Item) bool {
+	return a.Category == b.Category && a.Repo == b.Repo && a.Agent == b.Agent
+}
+
+// appendNew appends to xs those of ys it does not hold yet.
+func appendNew(xs []string, ys ...string) []string {
+	for _, y := range ys {
+		if !slices.Contains(xs, y) {
+			xs = append(xs, y)
+		}
+	}
+	return xs
+}
