@@ -325,7 +325,6 @@ func selects(f lore.Filter, it lore.Item, now time.Time) bool {
 	return true
 }
 
-
 // wordsOf returns the lower-case words and numbers of text, split as
 // internal/terms splits a query.
 func wordsOf(text string) map[string]bool {
