@@ -242,3 +242,34 @@ func TestListDryRun(t *testing.T) {
 		t.Errorf("a dry run changed the record: %+v, was %+v", after, before)
 	}
 }
+
+// TestRunOldRecords: a record from before records kept times is matched
+// by content, and brought up to date, after which Run trusts size and
+// time alone and reads nothing.
+func TestRunOldRecords(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := writeClaude(t, dir, "s-one", cwd, sessionOne())
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	listed := list(t, dir)
+	if sum := harvestDir(t, st, dir); sum.SessionsHarvested != 1 {
+		t.Fatalf("%+v", sum)
+	}
+	now, _, _ := st.Harvested(ctx, "claude-code:s-one", "rules")
+	old := now
+	old.ModTime, old.Sessions = time.Time{}, 0
+	if err := st.RecordHarvest(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if sum := harvestDir(t, st, dir); sum.SessionsSkipped != 1 || sum.Bytes != 0 {
+		t.Errorf("with the old record: %+v; want the session skipped, nothing read", sum)
+	}
+	if rec, _, _ := st.Harvested(ctx, "claude-code:s-one", "rules"); !rec.ModTime.Equal(now.ModTime) || !rec.At.Equal(now.At) || rec.Sessions != 0 {
+		t.Errorf("old record after a run: %+v; want the transcript's time, its harvest's time, sessions still unknown", rec)
+	}
+	scramble(t, path)
+	sum, err := Run(ctx, listed, Options{Store: st, Extractor: Rules{}})
+	if err != nil || sum.SessionsSkipped != 1 || sum.Errors != 0 {
+		t.Errorf("overwritten at the same size and time: %+v, %v; want it skipped unread", sum, err)
+	}
+}
