@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/transcript"
 )
 
 // harvestListed harvests dir as lore harvest does: List, then Run with
@@ -271,5 +272,25 @@ func TestRunOldRecords(t *testing.T) {
 	sum, err := Run(ctx, listed, Options{Store: st, Extractor: Rules{}})
 	if err != nil || sum.SessionsSkipped != 1 || sum.Errors != 0 {
 		t.Errorf("overwritten at the same size and time: %+v, %v; want it skipped unread", sum, err)
+	}
+}
+
+// TestRunCarriedMessages: sessions that carry their messages (measure
+// --replay reads them itself) are harvested as they are, their
+// transcript not read again: scrambled after the read, it still gives
+// the session's items.
+func TestRunCarriedMessages(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := writeClaude(t, dir, "s-one", cwd, sessionOne())
+	read, err := transcript.Read(ctx, path, transcript.Options{Messages: true, NoGit: true})
+	if err != nil || len(read) != 1 || len(read[0].Messages) == 0 {
+		t.Fatalf("%v, %d sessions", err, len(read))
+	}
+	want := harvestDir(t, openStore(t, filepath.Join(t.TempDir(), "lore.db")), dir)
+	scramble(t, path)
+	sum, err := Run(ctx, read, Options{Store: openStore(t, filepath.Join(t.TempDir(), "lore.db")), Extractor: Rules{}})
+	if err != nil || sum.Errors != 0 || sum.SessionsHarvested != 1 || sum.ItemsNew != want.ItemsNew || want.ItemsNew == 0 {
+		t.Errorf("%+v, %v; want the session harvested as read, %d items", sum, err, want.ItemsNew)
 	}
 }
