@@ -47,10 +47,16 @@ type file struct {
 	held int
 }
 
+// records is what List needs of a store: the harvest records that tell
+// an unchanged transcript, and a way to bring their times up to date.
+type records interface {
+	Harvests(ctx context.Context, fn func(lore.Harvest) error) error
+	RecordHarvest(ctx context.Context, hs ...lore.Harvest) error
+}
+
 // ListOptions configure List.
 type ListOptions struct {
-	// Store holds the harvest records that tell an unchanged transcript.
-	Store lore.Store
+	Store records
 	// Extractor names the extractor whose records count (Extractor.Name).
 	Extractor string
 	// Every reads every transcript, unchanged ones too: a selection
