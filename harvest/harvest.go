@@ -1,7 +1,9 @@
 // Package harvest turns sessions into knowledge items: an Extractor finds
 // them in one session (by rules, offline, or by an LLM), and Run harvests
 // many sessions into a store, incrementally: a session whose transcript
-// has not changed since its last harvest is not read again.
+// has not changed since its last harvest is not read again. List finds
+// the sessions to harvest under some paths, checking the harvest records
+// before it opens a transcript, and reads each changed one once.
 //
 // Everything an extractor returns is redacted before it is stored, and an
 // item that reads as an instruction to an agent ("ignore previous
@@ -254,27 +256,27 @@ func (h *harvester) file(ctx context.Context, path string, want []*lore.Session)
 	}
 	carried := !slices.ContainsFunc(want, func(s *lore.Session) bool { return len(s.Messages) == 0 })
 	var (
-		print fingerprint
-		err   error
+		fp  fingerprint
+		err error
 	)
 	if listed != nil && listed.read && carried {
-		print = listed.print // as it was when the listing read it
-	} else if print, err = stat(path); err != nil {
+		fp = listed.fp // as it was when the listing read it
+	} else if fp, err = stat(path); err != nil {
 		h.problems(want, err)
 		return
 	}
 	// hash is asked for when the time does not tell, and for records. A
-	// transcript written to since print was taken hashes to what no
-	// record of print's size holds: it is read again next run.
+	// transcript written to since fp was taken hashes to what no
+	// record of fp's size holds: it is read again next run.
 	hash := func() (string, error) {
-		if print.hash == "" {
+		if fp.hash == "" {
 			p, err := hashed(path)
 			if err != nil {
 				return "", err
 			}
-			print.hash = p.hash
+			fp.hash = p.hash
 		}
-		return print.hash, nil
+		return fp.hash, nil
 	}
 	var todo, skipped []*lore.Session
 	recs := map[string]lore.Harvest{}
@@ -284,11 +286,11 @@ func (h *harvester) file(ctx context.Context, path string, want []*lore.Session)
 			h.stop(err)
 			return
 		}
-		if !ok || rec.Path != path || rec.Size != print.size {
+		if !ok || rec.Path != path || rec.Size != fp.size {
 			todo = append(todo, s)
 			continue
 		}
-		if !rec.ModTime.Equal(print.mtime) {
+		if !rec.ModTime.Equal(fp.mtime) {
 			sum, err := hash()
 			if err != nil {
 				h.problems(want, err)
@@ -329,7 +331,7 @@ func (h *harvester) file(ctx context.Context, path string, want []*lore.Session)
 			h.problems(todo, err)
 			return
 		}
-		h.count(func(sum *Summary) { sum.Bytes += print.size })
+		h.count(func(sum *Summary) { sum.Bytes += fp.size })
 		for _, s := range todo {
 			i := slices.IndexFunc(read, func(r *lore.Session) bool { return r != nil && r.ID == s.ID })
 			if i < 0 {
@@ -337,7 +339,7 @@ func (h *harvester) file(ctx context.Context, path string, want []*lore.Session)
 				continue
 			}
 			if x, ok := h.session(ctx, read[i], lore.Harvest{Session: s.ID, Extractor: h.opts.Extractor.Name(), Path: path,
-				Size: print.size, ModTime: print.mtime, Hash: print.hash, Sessions: max(held, 0)}); ok {
+				Size: fp.size, ModTime: fp.mtime, Hash: fp.hash, Sessions: max(held, 0)}); ok {
 				found = append(found, x)
 			}
 			read[i] = nil // its messages can go
@@ -348,10 +350,10 @@ func (h *harvester) file(ctx context.Context, path string, want []*lore.Session)
 	// need not hash or read it.
 	for _, s := range skipped {
 		rec := recs[s.ID]
-		if rec.ModTime.Equal(print.mtime) && (held < 0 || rec.Sessions == held) {
+		if rec.ModTime.Equal(fp.mtime) && (held < 0 || rec.Sessions == held) {
 			continue
 		}
-		rec.ModTime = print.mtime
+		rec.ModTime = fp.mtime
 		if held >= 0 {
 			rec.Sessions = held
 		}

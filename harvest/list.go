@@ -35,12 +35,12 @@ type Listing struct {
 
 // file is what List learned of one transcript.
 type file struct {
-	print fingerprint
+	fp fingerprint
 	// done: every session it holds has its record at this state, so
 	// it was not read and its sessions are skipped.
 	done bool
 	// read: its sessions were read with their messages, when it was as
-	// print says.
+	// fp says.
 	read bool
 	// held counts the sessions it held when read; 0 when it was not
 	// read, or read with a problem.
@@ -117,7 +117,7 @@ func List(ctx context.Context, paths []string, opts ListOptions) (*Listing, erro
 			f.done = done
 			if done && moved {
 				mu.Lock()
-				refresh = append(refresh, retimed(atPath[inputs[i].Path], f.print.mtime)...)
+				refresh = append(refresh, retimed(atPath[inputs[i].Path], f.fp.mtime)...)
 				mu.Unlock()
 			}
 			return nil
@@ -184,7 +184,7 @@ func (l *Listing) read(ctx context.Context, inputs []transcript.Input, messages 
 	}
 	err := each(ctx, len(inputs), func(i int) error {
 		f := l.files[inputs[i].Path]
-		f.print, _ = stat(inputs[i].Path) // one that cannot be read is a problem of the read
+		f.fp, _ = stat(inputs[i].Path) // one that cannot be read is a problem of the read
 		return nil
 	})
 	if err != nil {
@@ -216,16 +216,16 @@ func unchanged(path string, recs []lore.Harvest, f *file) (done, moved bool, err
 			return false, false, nil
 		}
 	}
-	if f.print, err = stat(path); err != nil || f.print.size != first.Size {
+	if f.fp, err = stat(path); err != nil || f.fp.size != first.Size {
 		return false, false, err
 	}
-	if f.print.mtime.Equal(first.ModTime) {
+	if f.fp.mtime.Equal(first.ModTime) {
 		return true, false, nil
 	}
-	if f.print, err = hashed(path); err != nil {
+	if f.fp, err = hashed(path); err != nil {
 		return false, false, err
 	}
-	return f.print.size == first.Size && f.print.hash == first.Hash, true, nil
+	return f.fp.size == first.Size && f.fp.hash == first.Hash, true, nil
 }
 
 // retimed returns records with their transcript's new time.
