@@ -103,9 +103,17 @@ type Harvest struct {
 	Extractor string // "rules", or the LLM's spec
 	Path      string // the transcript read
 	Size      int64
-	Hash      string // of the transcript's content
-	At        time.Time
-	Items     int // items the session gave
+	// ModTime is the transcript's modification time before it was read
+	// (a folder's: its latest file's); zero when unknown. With Size, it
+	// tells an unchanged transcript without hashing it.
+	ModTime time.Time
+	Hash    string // of the transcript's content
+	// Sessions counts the sessions the transcript held; 0 when unknown.
+	// While it is unchanged and each of them has its record, it need not
+	// be read at all.
+	Sessions int
+	At       time.Time
+	Items    int // items the session gave
 }
 
 // AddAction says what Add did with an item.

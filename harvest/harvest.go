@@ -1,7 +1,9 @@
 // Package harvest turns sessions into knowledge items: an Extractor finds
 // them in one session (by rules, offline, or by an LLM), and Run harvests
 // many sessions into a store, incrementally: a session whose transcript
-// has not changed since its last harvest is not read again.
+// has not changed since its last harvest is not read again. List finds
+// the sessions to harvest under some paths, checking the harvest records
+// before it opens a transcript, and reads each changed one once.
 //
 // Everything an extractor returns is redacted before it is stored, and an
 // item that reads as an instruction to an agent ("ignore previous
@@ -14,14 +16,9 @@ package harvest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"maps"
 	"runtime"
 	"slices"
 	"sort"
@@ -94,6 +91,10 @@ type Options struct {
 	// redacted and checked, one session at a time.
 	Found func(s *lore.Session, items []lore.Item)
 	Now   func() time.Time
+	// Listing, if set, is where the sessions were found (List): what it
+	// learned of their transcripts is not learned again, and those it
+	// left unread are skipped unread.
+	Listing *Listing
 }
 
 // Summary counts what a harvest did. The JSON names are lore harvest
@@ -168,14 +169,14 @@ func Run(ctx context.Context, sessions []*lore.Session, opts Options) (Summary, 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	h := &harvester{opts: opts, now: now, redactor: redact.New(), out: make(chan harvested, 64)}
+	h := &harvester{opts: opts, now: now, redactor: redact.New(), out: make(chan done, 64)}
 	h.sum.SessionsSeen = len(sessions)
-	jobs := make(chan string)
+	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, max(len(paths), 1)) {
 		wg.Go(func() {
-			for p := range jobs {
-				h.file(ctx, p, byPath[p])
+			for n := range jobs {
+				h.out <- done{n: n, found: h.file(ctx, paths[n], byPath[paths[n]])}
 			}
 		})
 	}
@@ -185,12 +186,12 @@ func Run(ctx context.Context, sessions []*lore.Session, opts Options) (Summary, 
 		close(written)
 	}()
 feed:
-	for _, p := range paths {
+	for n := range paths {
 		if h.failed() != nil {
 			break
 		}
 		select {
-		case jobs <- p:
+		case jobs <- n:
 		case <-ctx.Done():
 			break feed
 		}
@@ -211,19 +212,27 @@ feed:
 	return h.sum, h.failed()
 }
 
+// done is what a worker found in the n-th transcript of a run.
+type done struct {
+	n     int
+	found []harvested
+}
+
 // harvested is what a worker found in one session, for the writer.
 type harvested struct {
 	s     *lore.Session
 	rec   lore.Harvest
 	items []lore.Item
 	own   bool // lore's own model call: recorded, not harvested
+	// refresh: a skipped session's record, brought up to date
+	refresh bool
 }
 
 type harvester struct {
 	opts     Options
 	now      func() time.Time
 	redactor *redact.Redactor
-	out      chan harvested
+	out      chan done
 
 	mu   sync.Mutex
 	sum  Summary
@@ -237,55 +246,145 @@ func (h *harvester) failed() error {
 	return h.fail
 }
 
-// file harvests the sessions of one transcript.
-func (h *harvester) file(ctx context.Context, path string, want []*lore.Session) {
+// file harvests the sessions of one transcript. A session whose record
+// says its transcript is as it is now (by size and time, else by content)
+// is skipped; the others are harvested as they came, when they carry
+// their messages, else as the transcript is read now.
+func (h *harvester) file(ctx context.Context, path string, want []*lore.Session) (found []harvested) {
 	if ctx.Err() != nil || h.failed() != nil {
+		return nil
+	}
+	var listed *file
+	if h.opts.Listing != nil {
+		listed = h.opts.Listing.files[path]
+	}
+	if listed != nil && listed.done {
+		h.count(func(sum *Summary) { sum.SessionsSkipped += len(want) })
 		return
 	}
-	size, hash, err := fingerprint(path)
-	if err != nil {
+	carried := !slices.ContainsFunc(want, func(s *lore.Session) bool { return len(s.Messages) == 0 })
+	var (
+		fp  fingerprint
+		err error
+	)
+	if listed != nil && listed.read && carried {
+		fp = listed.fp // as it was when the listing read it
+	} else if fp, err = stat(path); err != nil {
 		h.problems(want, err)
 		return
 	}
-	var todo []*lore.Session
+	// hash is asked for when the time does not tell, and for records. A
+	// transcript written to since fp was taken hashes to what no
+	// record of fp's size holds: it is read again next run.
+	hash := func() (string, error) {
+		if fp.hash == "" {
+			p, err := hashed(path)
+			if err != nil {
+				return "", err
+			}
+			fp.hash = p.hash
+		}
+		return fp.hash, nil
+	}
+	var todo, skipped []*lore.Session
+	recs := map[string]lore.Harvest{}
 	for _, s := range want {
-		rec, ok, err := h.opts.Store.Harvested(ctx, s.ID, h.opts.Extractor.Name())
+		rec, ok, err := h.record(ctx, s.ID)
 		if err != nil {
 			h.stop(err)
 			return
 		}
-		if ok && rec.Path == path && rec.Size == size && rec.Hash == hash {
-			h.count(func(sum *Summary) { sum.SessionsSkipped++ })
+		if !ok || rec.Path != path || rec.Size != fp.size {
+			todo = append(todo, s)
 			continue
 		}
-		todo = append(todo, s)
+		if !rec.ModTime.Equal(fp.mtime) {
+			sum, err := hash()
+			if err != nil {
+				h.problems(want, err)
+				return
+			}
+			if rec.Hash != sum {
+				todo = append(todo, s)
+				continue
+			}
+		}
+		recs[s.ID] = rec
+		skipped = append(skipped, s)
 	}
-	if len(todo) == 0 {
-		return
+	h.count(func(sum *Summary) { sum.SessionsSkipped += len(skipped) })
+	held := -1 // unknown
+	if listed != nil {
+		held = listed.held
 	}
-	read, err := transcript.Read(ctx, path, transcript.Options{Messages: true, Workers: 1})
-	if err != nil {
-		h.problems(todo, err)
-		return
+	if len(todo) > 0 {
+		read := todo
+		if !carried {
+			// Hashed before it is read: a transcript that grows meanwhile
+			// is read again next run.
+			if _, err := hash(); err != nil {
+				h.problems(todo, err)
+				return
+			}
+			all, err := transcript.Read(ctx, path, transcript.Options{Messages: true, Workers: 1})
+			if err != nil {
+				h.problems(todo, err)
+				return
+			}
+			read = all
+			if listed == nil {
+				held = distinctIDs(all)
+			}
+		} else if _, err := hash(); err != nil {
+			h.problems(todo, err)
+			return
+		}
+		h.count(func(sum *Summary) { sum.Bytes += fp.size })
+		for _, s := range todo {
+			i := slices.IndexFunc(read, func(r *lore.Session) bool { return r != nil && r.ID == s.ID })
+			if i < 0 {
+				h.problems([]*lore.Session{s}, errors.New("the session is no longer in its transcript"))
+				continue
+			}
+			if x, ok := h.session(ctx, read[i], lore.Harvest{Session: s.ID, Extractor: h.opts.Extractor.Name(), Path: path,
+				Size: fp.size, ModTime: fp.mtime, Hash: fp.hash, Sessions: max(held, 0)}); ok {
+				found = append(found, x)
+			}
+			read[i] = nil // its messages can go
+		}
 	}
-	h.count(func(sum *Summary) { sum.Bytes += size })
-	for _, s := range todo {
-		i := slices.IndexFunc(read, func(r *lore.Session) bool { return r != nil && r.ID == s.ID })
-		if i < 0 {
-			h.problems([]*lore.Session{s}, errors.New("the session is no longer in its transcript"))
+	// A record that no longer says how the transcript is (its time moved,
+	// or it predates times) is brought up to date, so that the next run
+	// need not hash or read it.
+	for _, s := range skipped {
+		rec := recs[s.ID]
+		if rec.ModTime.Equal(fp.mtime) && (held < 0 || rec.Sessions == held) {
 			continue
 		}
-		h.session(ctx, read[i], lore.Harvest{Session: s.ID, Extractor: h.opts.Extractor.Name(), Path: path, Size: size, Hash: hash})
-		read[i] = nil // its messages can go
+		rec.ModTime = fp.mtime
+		if held >= 0 {
+			rec.Sessions = held
+		}
+		found = append(found, harvested{s: s, rec: rec, refresh: true})
 	}
+	return found
 }
 
-// session extracts one session read with its messages and hands what it
-// found to the writer.
-func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harvest) {
+// record returns a session's record of this extractor: the listing's, or
+// the store's.
+func (h *harvester) record(ctx context.Context, session string) (lore.Harvest, bool, error) {
+	if l := h.opts.Listing; l != nil {
+		rec, ok := l.records[session]
+		return rec, ok, nil
+	}
+	return h.opts.Store.Harvested(ctx, session, h.opts.Extractor.Name())
+}
+
+// session extracts one session read with its messages, and returns what
+// it found for the writer, if anything is to be stored or recorded.
+func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harvest) (harvested, bool) {
 	if own(s) {
-		h.out <- harvested{s: s, rec: rec, own: true}
-		return
+		return harvested{s: s, rec: rec, own: true}, true
 	}
 	found, err := h.opts.Extractor.Extract(ctx, s)
 	h.count(func(sum *Summary) {
@@ -299,17 +398,17 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 	switch {
 	case err != nil && errors.Is(err, llm.ErrAuth):
 		h.halt(err) // every session would meet the same refusal
-		return
+		return harvested{}, false
 	case err != nil:
 		if ctx.Err() == nil {
 			h.problems([]*lore.Session{s}, err)
 		}
-		return
+		return harvested{}, false
 	case found.Chunks > 0 && found.Failures == found.Chunks:
 		// Not recorded, so that the next run asks again.
 		h.count(func(sum *Summary) { sum.LLMUnanswered = append(sum.LLMUnanswered, s.ID) })
 		h.problems([]*lore.Session{s}, fmt.Errorf("no usable answer from the model for any of its %d parts; it is asked again next run", found.Chunks))
-		return
+		return harvested{}, false
 	}
 	c := h.clean(s, found.Items)
 	items := c.kept
@@ -325,7 +424,7 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		h.mu.Unlock()
 	}
 	rec.Items = len(items)
-	h.out <- harvested{s: s, rec: rec, items: items}
+	return harvested{s: s, rec: rec, items: items}, true
 }
 
 // The writer stores up to batchSessions sessions or batchItems items in
@@ -336,24 +435,24 @@ const (
 	flushEvery    = 250 * time.Millisecond
 )
 
-// write stores what the workers found, in batches.
+// write stores what the workers found, in batches, in the order of the
+// transcripts, whichever worker finished first: the store merges items
+// and supersedes one by another in the order they come, and the same
+// sessions harvested twice give the same store.
 func (h *harvester) write(ctx context.Context) {
 	var (
-		batch []harvested
-		items int
-		due   <-chan time.Time
+		batch   []harvested
+		items   int
+		due     <-chan time.Time
+		next    int
+		waiting = map[int][]harvested{}
 	)
 	flush := func() {
 		h.flush(ctx, batch)
 		batch, items, due = batch[:0], 0, nil
 	}
-	for {
-		select {
-		case x, ok := <-h.out:
-			if !ok {
-				flush()
-				return
-			}
+	add := func(found []harvested) {
+		for _, x := range found {
 			batch = append(batch, x)
 			items += len(x.items)
 			if due == nil {
@@ -361,6 +460,26 @@ func (h *harvester) write(ctx context.Context) {
 			}
 			if len(batch) >= batchSessions || items >= batchItems {
 				flush()
+			}
+		}
+	}
+	for {
+		select {
+		case d, ok := <-h.out:
+			if !ok {
+				// What came after a transcript that never did (the run
+				// stopped) is stored all the same.
+				for _, n := range slices.Sorted(maps.Keys(waiting)) {
+					add(waiting[n])
+				}
+				flush()
+				return
+			}
+			waiting[d.n] = d.found
+			for found, ok := waiting[next]; ok; found, ok = waiting[next] {
+				delete(waiting, next)
+				next++
+				add(found)
 			}
 		case <-due:
 			flush()
@@ -404,7 +523,9 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 	at := h.now()
 	for i, x := range batch {
 		recs[i] = x.rec
-		recs[i].At = at
+		if !x.refresh {
+			recs[i].At = at
+		}
 	}
 	if err := h.opts.Store.RecordHarvest(ctx, recs...); err != nil {
 		h.stop(err)
@@ -421,6 +542,9 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 
 // tally counts one stored session; results are nil in a dry run.
 func tally(sum *Summary, x harvested, results []lore.AddResult) {
+	if x.refresh {
+		return // counted as skipped already
+	}
 	if x.own {
 		sum.SessionsSkipped++
 		return
@@ -568,40 +692,4 @@ func own(s *lore.Session) bool {
 		}
 	}
 	return false
-}
-
-// fingerprint returns the size and content hash of a transcript: a file,
-// or a folder (every file in it, in name order).
-func fingerprint(path string) (int64, string, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0, "", err
-	}
-	h := sha256.New()
-	var size int64
-	add := func(p string) error {
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		n, err := io.Copy(h, f)
-		size += n
-		return err
-	}
-	if !fi.IsDir() {
-		err = add(path)
-	} else {
-		err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			io.WriteString(h, p[len(path):]+"\x00")
-			return add(p)
-		})
-	}
-	if err != nil {
-		return 0, "", err
-	}
-	return size, hex.EncodeToString(h.Sum(nil)), nil
 }

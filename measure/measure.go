@@ -64,8 +64,8 @@ type store interface {
 
 // Compute measures sessions (as listed, without their messages) against
 // the store. Each session is read once more with its messages, in time
-// order; with Replay, each is also harvested into a temporary store after
-// the sessions before it. A nil store is no store: what comes from it
+// order; with Replay, each is also harvested, as read, into a temporary
+// store after the sessions before it. A nil store is no store: what comes from it
 // (velocity, harvests, hit rate, knowledge) is empty, which is all that
 // would-have-known alone needs.
 func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Options) (Metrics, error) {
@@ -124,7 +124,7 @@ func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Optio
 			f = facts{s: s} // counters still count; the messages are lost
 		}
 		if replay != nil && full != nil {
-			if err := replay.step(ctx, s, full, f); err != nil {
+			if err := replay.step(ctx, full, f); err != nil {
 				return m, err
 			}
 		}
@@ -578,7 +578,7 @@ func (r *replayer) close() { r.st.Close() }
 
 // step checks one session against what the sessions before it taught,
 // then learns from it.
-func (r *replayer) step(ctx context.Context, listed, full *lore.Session, f facts) error {
+func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error {
 	r.out.Sessions++
 	if len(f.signatures) > 0 {
 		delivered, err := r.delivered(ctx, full, f)
@@ -613,9 +613,10 @@ func (r *replayer) step(ctx context.Context, listed, full *lore.Session, f facts
 		r.out.BySession = append(r.out.BySession, met)
 	}
 	// The items found are not stored yet when Found sees them: their ids
-	// are looked up once the harvest is done.
+	// are looked up once the harvest is done. The session is harvested
+	// as read, with its messages, not read once more.
 	var learned []lore.Item
-	_, err := harvest.Run(ctx, []*lore.Session{listed}, harvest.Options{Store: r.st, Extractor: harvest.Rules{}, Workers: 1,
+	_, err := harvest.Run(ctx, []*lore.Session{full}, harvest.Options{Store: r.st, Extractor: harvest.Rules{}, Workers: 1,
 		Found: func(_ *lore.Session, items []lore.Item) {
 			for _, it := range items {
 				if _, ok := r.known[it.Signature]; it.Signature != "" && !ok {

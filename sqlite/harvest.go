@@ -14,16 +14,16 @@ import (
 // Harvested returns the record of a session's last harvest by extractor.
 func (s *Store) Harvested(ctx context.Context, session, extractor string) (lore.Harvest, bool, error) {
 	h := lore.Harvest{Session: session, Extractor: extractor}
-	var at int64
-	err := s.db.QueryRowContext(ctx, `SELECT path, size, hash, at, items FROM harvests WHERE session = ? AND extractor = ?`,
-		session, extractor).Scan(&h.Path, &h.Size, &h.Hash, &at, &h.Items)
+	var at, mtime int64
+	err := s.db.QueryRowContext(ctx, `SELECT path, size, mtime, hash, sessions, at, items FROM harvests WHERE session = ? AND extractor = ?`,
+		session, extractor).Scan(&h.Path, &h.Size, &mtime, &h.Hash, &h.Sessions, &at, &h.Items)
 	if errors.Is(err, sql.ErrNoRows) {
 		return lore.Harvest{}, false, nil
 	}
 	if err != nil {
 		return lore.Harvest{}, false, err
 	}
-	h.At = fromMicros(at)
+	h.At, h.ModTime = fromMicros(at), fromNanos(mtime)
 	return h, true, nil
 }
 
@@ -40,8 +40,8 @@ func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
 	}
 	now := s.now()
 	return s.write(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO harvests (session, extractor, path, size, hash, at, items)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`)
+		st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO harvests (session, extractor, path, size, mtime, hash, sessions, at, items)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -51,7 +51,7 @@ func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
 			if at.IsZero() {
 				at = now
 			}
-			if _, err := st.ExecContext(ctx, h.Session, h.Extractor, h.Path, h.Size, h.Hash, micros(at), h.Items); err != nil {
+			if _, err := st.ExecContext(ctx, h.Session, h.Extractor, h.Path, h.Size, nanos(h.ModTime), h.Hash, h.Sessions, micros(at), h.Items); err != nil {
 				return err
 			}
 		}
@@ -61,23 +61,39 @@ func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
 
 // Harvests calls fn for every harvest record, by session and extractor.
 func (s *Store) Harvests(ctx context.Context, fn func(lore.Harvest) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT session, extractor, path, size, hash, at, items FROM harvests ORDER BY session, extractor`)
+	rows, err := s.db.QueryContext(ctx, `SELECT session, extractor, path, size, mtime, hash, sessions, at, items FROM harvests ORDER BY session, extractor`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var h lore.Harvest
-		var at int64
-		if err := rows.Scan(&h.Session, &h.Extractor, &h.Path, &h.Size, &h.Hash, &at, &h.Items); err != nil {
+		var at, mtime int64
+		if err := rows.Scan(&h.Session, &h.Extractor, &h.Path, &h.Size, &mtime, &h.Hash, &h.Sessions, &at, &h.Items); err != nil {
 			return err
 		}
-		h.At = fromMicros(at)
+		h.At, h.ModTime = fromMicros(at), fromNanos(mtime)
 		if err := fn(h); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
+}
+
+// nanos keeps a modification time whole: a file rewritten within the same
+// microsecond at the same size is what the hash is for. Zero is 0.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
 }
 
 // RecordBoot stores what boot handed a session.

@@ -182,8 +182,8 @@ func TestBandsMigrate(t *testing.T) {
 		t.Errorf("near-duplicate after migrating: %+v, want merged into %s", got[0], res[0].ID)
 	}
 	var version int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 6 {
-		t.Errorf("schema version %d (%v), want 6", version, err)
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 7 {
+		t.Errorf("schema version %d (%v), want 7", version, err)
 	}
 }
 
@@ -229,9 +229,10 @@ func TestBandsTrim(t *testing.T) {
 }
 
 // evidenceAsTable puts the store's evidence back in a table of its own, as
-// before migration 0006.
+// before migration 0006 (and so before 0007).
 func evidenceAsTable(t *testing.T, s *Store) {
 	t.Helper()
+	harvestsWithoutTimes(t, s)
 	for _, q := range []string{
 		`CREATE TABLE evidence (
 			item       INTEGER NOT NULL REFERENCES items (rowid) ON DELETE CASCADE,
@@ -249,6 +250,53 @@ func evidenceAsTable(t *testing.T, s *Store) {
 		if _, err := s.db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+}
+
+// harvestsWithoutTimes takes the harvest records back to before migration
+// 0007: no modification time, no count of sessions.
+func harvestsWithoutTimes(t *testing.T, s *Store) {
+	t.Helper()
+	for _, q := range []string{
+		`ALTER TABLE harvests DROP COLUMN mtime`,
+		`ALTER TABLE harvests DROP COLUMN sessions`,
+		`PRAGMA user_version = 6`,
+	} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestHarvestTimesMigrate opens a store whose harvest records predate
+// modification times: each keeps what it had, with the time and the
+// count of sessions unknown, which makes harvest hash the transcript (and
+// read it) once more rather than trust them.
+func TestHarvestTimesMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := lore.Harvest{Session: "codex:s1", Extractor: "rules", Path: "/t/rollout.jsonl", Size: 99,
+		ModTime: time.Unix(1_777_000_000, 5).UTC(), Hash: "abc", Sessions: 1, At: time.UnixMicro(1_777_000_001_000_000).UTC(), Items: 4}
+	if err := s.RecordHarvest(ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	harvestsWithoutTimes(t, s)
+	s.Close()
+
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, ok, err := s.Harvested(ctx, h.Session, h.Extractor)
+	want := h
+	want.ModTime, want.Sessions = time.Time{}, 0
+	if err != nil || !ok || !reflect.DeepEqual(got, want) {
+		t.Errorf("after migrating: %+v, %v, %v; want %+v", got, ok, err, want)
 	}
 }
 

@@ -34,6 +34,10 @@ type Result struct {
 	Inputs int
 	// Bytes counts the bytes of the inputs.
 	Bytes int64
+	// Held counts the sessions of each input read without a problem,
+	// by path, before de-duplication: a harvest that knows every one of
+	// them is done with the input can leave it unread next time.
+	Held map[string]int
 }
 
 // job is one file or folder to read.
@@ -44,18 +48,53 @@ type job struct {
 	explicit bool       // named by the user, not found by walking
 }
 
+// Input is one transcript to read: a file, or a folder that is one
+// transcript (a Cline task, an OpenHands conversation).
+type Input struct {
+	Path string
+	Size int64
+	job  job
+}
+
+// Inputs lists the transcripts under paths without reading them: files
+// are taken as they are, folders are walked. Scan is Inputs, then
+// ReadInputs; a caller that knows some inputs need no reading (harvest,
+// by its records) reads the others alone.
+func Inputs(paths []string) ([]Input, []Problem) {
+	var (
+		ins   []Input
+		probs []Problem
+	)
+	for _, p := range paths {
+		js, ps := collect(p)
+		for _, j := range js {
+			ins = append(ins, Input{Path: j.path, Size: j.size, job: j})
+		}
+		probs = append(probs, ps...)
+	}
+	return ins, probs
+}
+
 // Scan reads every transcript under paths: files are read, folders are
 // walked. Problems with single inputs are collected, not returned as
 // errors; the error is only for a cancelled context.
 func Scan(ctx context.Context, paths []string, opts Options) (*Result, error) {
-	var (
-		res  Result
-		jobs []job
-	)
-	for _, p := range paths {
-		js, probs := collect(p)
-		jobs = append(jobs, js...)
-		res.Problems = append(res.Problems, probs...)
+	ins, probs := Inputs(paths)
+	res, err := ReadInputs(ctx, ins, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Problems = append(probs, res.Problems...)
+	sort.Slice(res.Problems, func(i, j int) bool { return res.Problems[i].Path < res.Problems[j].Path })
+	return res, nil
+}
+
+// ReadInputs reads inputs as Scan reads what it finds.
+func ReadInputs(ctx context.Context, inputs []Input, opts Options) (*Result, error) {
+	res := Result{Held: map[string]int{}}
+	jobs := make([]job, len(inputs))
+	for i, in := range inputs {
+		jobs[i] = in.job
 	}
 	// Largest first, so that one big file does not finish alone at the end.
 	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].size > jobs[j].size })
@@ -93,7 +132,9 @@ func Scan(ctx context.Context, paths []string, opts Options) (*Result, error) {
 				repos.resolveJob(ctx, j, in.zstd, found, opts)
 				mu.Lock()
 				sessions = append(sessions, found...)
-				if err != nil && report(j, err) {
+				if err == nil {
+					res.Held[j.path] = distinctIDs(found)
+				} else if report(j, err) {
 					res.Problems = append(res.Problems, Problem{Path: j.path, Err: err})
 				}
 				mu.Unlock()
@@ -111,6 +152,15 @@ func Scan(ctx context.Context, paths []string, opts Options) (*Result, error) {
 	res.Sessions = Dedupe(sessions)
 	sort.Slice(res.Problems, func(i, j int) bool { return res.Problems[i].Path < res.Problems[j].Path })
 	return &res, nil
+}
+
+// distinctIDs counts the sessions of ss, each id once.
+func distinctIDs(ss []*lore.Session) int {
+	seen := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		seen[s.ID] = true
+	}
+	return len(seen)
 }
 
 // report says whether a failed job is worth telling the user about. Files

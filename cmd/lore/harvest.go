@@ -135,9 +135,35 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	pool, unreadable, err := filteredScan(ctx, opts.IO, opts.Env, opts.Paths, &opts.filterOptions)
+	st, err := opts.openForHarvest(ctx)
 	if err != nil {
 		return err
+	}
+	defer st.Close()
+	// Transcripts harvested already and unchanged since are not read,
+	// unless a selection among all sessions needs what they hold.
+	paths, roots := searchPaths(opts.Env, opts.Paths)
+	read := newByteProgress(opts.IO, "reading transcripts")
+	listing, err := harvest.List(ctx, paths, harvest.ListOptions{Store: st, Extractor: ex.Name(), DryRun: opts.DryRun,
+		Every: opts.Top > 0 || opts.Agent != "" || opts.Repo != "" || opts.Since != "", Progress: read.update})
+	read.stop()
+	if err != nil {
+		return err
+	}
+	for _, p := range listing.Problems {
+		fmt.Fprintln(opts.IO.ErrOut, p.String())
+	}
+	if len(listing.Sessions) == 0 {
+		if len(opts.Paths) > 0 {
+			return fmt.Errorf("no session could be read in %v", opts.Paths)
+		}
+		explainEmpty(opts.IO.ErrOut, &scanned{roots: roots})
+	}
+	var pool []*lore.Session
+	for _, s := range listing.Sessions {
+		if opts.keep(s) {
+			pool = append(pool, s)
+		}
 	}
 	if opts.Top > 0 {
 		picked := sample.Select(sample.Score(pool, now), sample.Selection{Count: opts.Top})
@@ -146,14 +172,9 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 			pool = append(pool, p.Session)
 		}
 	}
-	st, err := opts.openForHarvest(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 
 	bar := newHarvestProgress(opts.IO, len(pool))
-	hopts := harvest.Options{Store: st, Extractor: ex, Workers: opts.Workers, DryRun: opts.DryRun, Progress: bar.update}
+	hopts := harvest.Options{Store: st, Extractor: ex, Workers: opts.Workers, DryRun: opts.DryRun, Progress: bar.update, Listing: listing}
 	if opts.DryRun && !opts.JSON {
 		out := opts.IO.Out
 		hopts.Found = func(s *lore.Session, items []lore.Item) {
@@ -174,14 +195,14 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	if err != nil {
 		return err
 	}
-	// A transcript the scan could not read is an error of this run too;
-	// its line on stderr came from the scan.
-	var scanned []harvest.Problem
-	for _, p := range unreadable {
-		scanned = append(scanned, harvest.Problem{Path: p.Path, Error: p.Err.Error()})
+	// A transcript the listing could not read is an error of this run
+	// too; its line on stderr is printed above.
+	var unreadable []harvest.Problem
+	for _, p := range listing.Problems {
+		unreadable = append(unreadable, harvest.Problem{Path: p.Path, Error: p.Err.Error()})
 	}
-	sum.Errors += len(scanned)
-	sum.Problems = append(scanned, sum.Problems...)
+	sum.Errors += len(unreadable)
+	sum.Problems = append(unreadable, sum.Problems...)
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, sum)
 	}

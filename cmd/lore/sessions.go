@@ -136,16 +136,7 @@ type scanned struct {
 // under every agent's default location, with a progress bar on a
 // terminal. Problems are printed on stderr as "PATH: why".
 func findSessions(ctx context.Context, o scanOptions) (*scanned, error) {
-	paths := o.Paths
-	var roots []transcript.Root
-	if len(paths) == 0 {
-		roots = transcript.DefaultRoots(o.Env)
-		for _, r := range roots {
-			if r.Exists {
-				paths = append(paths, r.Path)
-			}
-		}
-	}
+	paths, roots := searchPaths(o.Env, o.Paths)
 	bar := newByteProgress(o.IO, "reading transcripts")
 	res, err := transcript.Scan(ctx, paths, transcript.Options{Messages: o.Messages, Progress: bar.update})
 	bar.stop()
@@ -156,6 +147,22 @@ func findSessions(ctx context.Context, o scanOptions) (*scanned, error) {
 		fmt.Fprintln(o.IO.ErrOut, p.String())
 	}
 	return &scanned{Result: res, roots: roots}, nil
+}
+
+// searchPaths returns the paths to read: those given or, with none, the
+// agents' default locations that exist, and those locations.
+func searchPaths(env transcript.Env, given []string) ([]string, []transcript.Root) {
+	if len(given) > 0 {
+		return given, nil
+	}
+	var paths []string
+	roots := transcript.DefaultRoots(env)
+	for _, r := range roots {
+		if r.Exists {
+			paths = append(paths, r.Path)
+		}
+	}
+	return paths, roots
 }
 
 // chooseFormat settles --format against --json (which means --format

@@ -1183,7 +1183,7 @@ func testHarvestRecords(e *env) {
 		e.t.Fatalf("Harvested before any record: ok %v, err %v", ok, err)
 	}
 	h := lore.Harvest{Session: "claude-code:s1", Extractor: "rules", Path: "/t/s1.jsonl", Size: 1234,
-		Hash: "abc", At: start.Add(time.Minute), Items: 3}
+		ModTime: time.Unix(0, 1_777_000_000_123_456_789).UTC(), Hash: "abc", Sessions: 2, At: start.Add(time.Minute), Items: 3}
 	if err := e.s.RecordHarvest(e.ctx, h); err != nil {
 		e.t.Fatal(err)
 	}
@@ -1195,7 +1195,8 @@ func testHarvestRecords(e *env) {
 		e.t.Error("a record of one extractor answers for another")
 	}
 	// A new record replaces the old one.
-	h.Size, h.Hash, h.Items = 2000, "def", 5
+	h.Size, h.Hash, h.Items, h.Sessions = 2000, "def", 5, 1
+	h.ModTime = h.ModTime.Add(time.Nanosecond) // a time kept to the microsecond would lose this
 	if err := e.s.RecordHarvest(e.ctx, h); err != nil {
 		e.t.Fatal(err)
 	}
