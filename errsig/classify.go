@@ -3,6 +3,8 @@ package errsig
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lorehq/lore/internal/shellcmd"
 )
 
 // verdict is what one line is worth as the error line.
@@ -654,7 +656,7 @@ func shellPrefix(l string) int {
 		}
 	}
 	j := strings.IndexByte(l[i:], ':')
-	if j <= 0 || !shells[l[i:i+j]] {
+	if j <= 0 || !shellcmd.IsShellProgram(l[i:i+j]) {
 		return 0
 	}
 	k := i + j + 1

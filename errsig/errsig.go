@@ -120,7 +120,7 @@ func Parse(tool, input, output string, exitCode *int) Error {
 	if text == "" {
 		return Error{}
 	}
-	shell := IsShell(tool)
+	shell := shellcmd.IsShell(tool)
 	if e, ok := known(tool, input, shell, text); ok {
 		return e
 	}
@@ -145,7 +145,7 @@ type source struct {
 // program is the program the call ran, worked out when first needed.
 func (src *source) program() string {
 	if !src.read {
-		src.prog, src.read = shellcmd.Program(Command(src.tool, src.input)), true
+		src.prog, src.read = shellcmd.Program(shellcmd.FromCall(src.tool, src.input)), true
 	}
 	return src.prog
 }

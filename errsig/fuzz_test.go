@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/lorehq/lore/internal/shellcmd"
 )
 
 // FuzzParse feeds Parse arbitrary outputs and calls: it must not panic,
@@ -40,7 +42,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("line not trimmed: %q", e.Line)
 		}
 		Parse(tool, input, output, nil)
-		Command(tool, input)
+		shellcmd.FromCall(tool, input)
 	})
 }
 

@@ -156,7 +156,7 @@ func known(tool, input string, shell bool, text string) (Error, bool) {
 	prefix := func() string {
 		if shell && !wrapped {
 			// A shell runs the agent's own tools too: Codex's apply_patch.
-			if p := shellcmd.Program(Command(tool, input)); p != "" {
+			if p := shellcmd.Program(shellcmd.FromCall(tool, input)); p != "" {
 				return p
 			}
 		}

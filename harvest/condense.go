@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/errsig"
 	"github.com/lorehq/lore/internal/redact"
+	"github.com/lorehq/lore/internal/shellcmd"
 )
 
 // How much of a session a model reads. A model learns from what happened
@@ -166,7 +166,7 @@ var (
 // callInput is what a tool call asks for: the command of a shell tool,
 // else its arguments as name=value.
 func callInput(tc lore.ToolCall) string {
-	if cmd := errsig.Command(tc.Name, tc.Input); cmd != "" {
+	if cmd := shellcmd.FromCall(tc.Name, tc.Input); cmd != "" {
 		return cmd
 	}
 	in := strings.TrimSpace(tc.Input)

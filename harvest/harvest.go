@@ -346,6 +346,11 @@ func (h *harvester) file(ctx context.Context, path string, want []*lore.Session)
 				h.problems([]*lore.Session{s}, errors.New("the session is no longer in its transcript"))
 				continue
 			}
+			if s.Repo != "" {
+				// The listing settled the repo with every session it
+				// saw; a transcript read alone knows less.
+				read[i].Repo = s.Repo
+			}
 			if x, ok := h.session(ctx, read[i], lore.Harvest{Session: s.ID, Extractor: h.opts.Extractor.Name(), Path: path,
 				Size: fp.size, ModTime: fp.mtime, Hash: fp.hash, Sessions: max(held, 0)}); ok {
 				found = append(found, x)

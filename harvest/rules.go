@@ -11,6 +11,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/errsig"
+	"github.com/lorehq/lore/internal/shellcmd"
 )
 
 // Confidences of the rules, by how surely the transcript shows what an
@@ -90,7 +91,7 @@ func collectCalls(s *lore.Session) []*call {
 	for _, m := range s.Messages {
 		for _, tc := range m.ToolCalls {
 			c := &call{pos: m.Index, name: tc.Name, input: tc.Input}
-			c.cmd = errsig.Command(tc.Name, tc.Input)
+			c.cmd = shellcmd.FromCall(tc.Name, tc.Input)
 			c.key = actionKey(c.cmd)
 			calls = append(calls, c)
 			if tc.ID != "" {

@@ -217,7 +217,8 @@ func TestCompute(t *testing.T) {
 			t.Fatalf("by session: %+v; want s1 and s2", k.BySession)
 		}
 		first, second := k.BySession[0], k.BySession[1]
-		if first.Session != s1.ID || first.StartedAt == nil || !first.StartedAt.Equal(s1.StartedAt) || first.Agent != lore.AgentClaudeCode || first.Repo != "api" {
+		// The repo is the listing's (settled with every session), not the folder name the transcript alone gives.
+		if first.Session != s1.ID || first.StartedAt == nil || !first.StartedAt.Equal(s1.StartedAt) || first.Agent != lore.AgentClaudeCode || first.Repo != s1.Repo {
 			t.Errorf("first session %+v", first)
 		}
 		if len(first.Errors) != 1 || first.Errors[0] != (ReplayedError{Signature: pitfall.Signature}) {

@@ -15,6 +15,7 @@ import (
 	"github.com/lorehq/lore/boot"
 	"github.com/lorehq/lore/errsig"
 	"github.com/lorehq/lore/harvest"
+	"github.com/lorehq/lore/internal/shellcmd"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -202,6 +203,9 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 		return f, nil, errors.New("the session is no longer in its transcript")
 	}
 	s := ss[i]
+	if listed.Repo != "" {
+		s.Repo = listed.Repo // settled with every session listed, as harvest takes it
+	}
 	calls := map[string]lore.ToolCall{}
 	seen := map[string]bool{}
 	for _, msg := range s.Messages {
@@ -215,7 +219,7 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 		}
 		for _, c := range msg.ToolCalls {
 			calls[c.ID] = c
-			if cmd := errsig.Command(c.Name, c.Input); cmd != "" {
+			if cmd := shellcmd.FromCall(c.Name, c.Input); cmd != "" {
 				f.commands = append(f.commands, cmd)
 			}
 			for _, id := range lore.Citations(c.Input) {

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/errsig"
+	"github.com/lorehq/lore/internal/shellcmd"
 )
 
 // repoCache finds the repository of a working directory, once per
@@ -280,7 +280,7 @@ func sessionRemote(s *lore.Session) string {
 	)
 	for _, m := range s.Messages {
 		for _, c := range m.ToolCalls {
-			if args := ownGitCommand(errsig.Command(c.Name, c.Input)); args != nil {
+			if args := ownGitCommand(shellcmd.FromCall(c.Name, c.Input)); args != nil {
 				calls[c.ID] = strings.Join(args, " ")
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/internal/synth"
+	"github.com/lorehq/lore/transcript"
 )
 
 // BenchmarkHarvestAgain times lore harvest --json over a corpus it has
@@ -33,7 +34,7 @@ func BenchmarkHarvestAgain(b *testing.B) {
 		Skipped   int `json:"sessions_skipped"`
 	}) {
 		ios, _, out, errOut := iostreams.Test()
-		if code := run(context.Background(), ios, args); code != 0 {
+		if code := run(context.Background(), newFactory(ios, transcript.HostEnv()), args); code != 0 {
 			b.Fatalf("exit %d: %s", code, errOut)
 		}
 		if err := json.Unmarshal(out.Bytes(), &sum); err != nil {

@@ -1,4 +1,4 @@
-package errsig
+package shellcmd
 
 import (
 	"strings"

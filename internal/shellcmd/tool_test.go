@@ -1,8 +1,8 @@
-package errsig
+package shellcmd
 
 import "testing"
 
-func TestCommand(t *testing.T) {
+func TestFromCall(t *testing.T) {
 	for _, c := range []struct{ tool, input, want string }{
 		{"Bash", `{"command":"go test ./...","description":"Run tests","timeout":120000}`, "go test ./..."},
 		{"shell", `{"command":["bash","-lc","rg --files -g '*test*'"],"workdir":"/x"}`, "rg --files -g '*test*'"},
@@ -31,8 +31,8 @@ func TestCommand(t *testing.T) {
 		{"Bash", `{"command":`, ""},
 		{"Bash", ``, ""},
 	} {
-		if got := Command(c.tool, c.input); got != c.want {
-			t.Errorf("Command(%q, %q) = %q, want %q", c.tool, c.input, got, c.want)
+		if got := FromCall(c.tool, c.input); got != c.want {
+			t.Errorf("FromCall(%q, %q) = %q, want %q", c.tool, c.input, got, c.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package errsig
+package shellcmd
 
 import (
 	"path"
@@ -29,7 +29,7 @@ func IsShell(tool string) bool {
 	t := buf[:len(tool)]
 	for i := 0; i < len(tool); i++ {
 		c := tool[i]
-		if isUpperASCII(c) {
+		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		t[i] = c
@@ -54,13 +54,13 @@ var sweCommands = map[string]bool{
 	"exit_context": true, "exit_format": true, "skip": true,
 }
 
-// Command returns the shell command a tool call runs, or "" when the call
+// FromCall returns the shell command a tool call runs, or "" when the call
 // is not a shell command. tool is the tool's name and input its arguments
 // as the transcript recorded them: JSON with "command" or "cmd" (a string,
 // or an argv such as ["bash","-lc","…"] whose script is returned), or the
 // raw command line (SWE-agent, whose tool name is the command's first
 // word, and mini-swe-agent).
-func Command(tool, input string) string {
+func FromCall(tool, input string) string {
 	in := strings.TrimSpace(input)
 	if in == "" {
 		return ""
@@ -119,6 +119,7 @@ func shellQuote(a string) string {
 	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
 
+// shells are the programs that run a script given with -c.
 var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "pwsh": true, "powershell": true}
 
 func firstField(s string) string {
@@ -127,3 +128,7 @@ func firstField(s string) string {
 	}
 	return s
 }
+
+// IsShellProgram reports whether name is a shell's program name, such as
+// bash or zsh, as it starts the messages the shell writes ("zsh:1: …").
+func IsShellProgram(name string) bool { return shells[name] }
