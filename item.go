@@ -108,6 +108,38 @@ type Item struct {
 	Tags      []string `json:"tags"`
 	// Related lists the ids of items this one supersedes or contradicts.
 	Related []string `json:"related"`
+
+	// redacted is the text and signature as Redact or Prepare left them:
+	// while both are unchanged, Prepare does not read them for secrets
+	// again. Nothing outside this package can set it, so an item is
+	// redacted at least once on its way to a store, and once only.
+	redacted *redaction
+}
+
+// redaction is an item's text and signature once redacted.
+type redaction struct{ text, signature string }
+
+// Redact replaces the secrets in the item's text and signature by markers
+// and returns how many it replaced. Prepare, which every store calls,
+// then leaves them as they are; a caller that needs the redacted text
+// before storing (to measure or screen it) redacts once this way.
+func (it *Item) Redact() int {
+	n := 0
+	for _, s := range []*string{&it.Text, &it.Signature} {
+		var found map[string]int
+		*s, found = scrub(*s)
+		for _, k := range found {
+			n += k
+		}
+	}
+	it.redacted = &redaction{it.Text, it.Signature}
+	return n
+}
+
+// isRedacted reports whether the item's text and signature are as Redact
+// or Prepare left them.
+func (it *Item) isRedacted() bool {
+	return it.redacted != nil && it.redacted.text == it.Text && it.redacted.signature == it.Signature
 }
 
 // itemJSON is Item as it is written: every field present, expires null
@@ -292,6 +324,10 @@ var scopePattern = regexp.MustCompile(`^[^\s\x00]+$`)
 
 var redactor = redact.New()
 
+// scrub is the one redaction of an item's text and signature: a variable
+// so that a test can count its calls.
+var scrub = redactor.Count
+
 // Prepare checks an item a caller wants stored and brings it into the
 // form every store keeps: secrets redacted from text, signature and tags;
 // times in UTC to the microsecond; tags trimmed, lower-cased and unique;
@@ -299,7 +335,11 @@ var redactor = redact.New()
 // It returns an EINVALID error for empty text, an unknown category or
 // status, or a confidence outside 0..1.
 func Prepare(it Item, now time.Time) (Item, error) {
-	it.Text = strings.TrimSpace(redactor.String(it.Text))
+	redacted := it.isRedacted()
+	if !redacted {
+		it.Text, _ = scrub(it.Text)
+	}
+	it.Text = strings.TrimSpace(it.Text)
 	if it.Text == "" {
 		return it, Errorf(EINVALID, "empty text")
 	}
@@ -334,7 +374,10 @@ func Prepare(it Item, now time.Time) (Item, error) {
 	} else if !ValidIDPrefix(it.ID) {
 		return it, Errorf(EINVALID, "id %q is not 4 to 24 lower-case hex digits", it.ID)
 	}
-	it.Signature = redactor.String(strings.TrimSpace(it.Signature))
+	if it.Signature = strings.TrimSpace(it.Signature); !redacted {
+		it.Signature, _ = scrub(it.Signature)
+	}
+	it.redacted = &redaction{it.Text, it.Signature}
 	it.Tags = cleanTags(it.Tags)
 	it.Related = cleanList(it.Related)
 	ev := it.Evidence[:0:0]

@@ -28,7 +28,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/llm"
 	"github.com/lorehq/lore/transcript"
 )
@@ -169,7 +168,7 @@ func Run(ctx context.Context, sessions []*lore.Session, opts Options) (Summary, 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	h := &harvester{opts: opts, now: now, redactor: redact.New(), out: make(chan done, 64)}
+	h := &harvester{opts: opts, now: now, out: make(chan done, 64)}
 	h.sum.SessionsSeen = len(sessions)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -229,10 +228,9 @@ type harvested struct {
 }
 
 type harvester struct {
-	opts     Options
-	now      func() time.Time
-	redactor *redact.Redactor
-	out      chan done
+	opts Options
+	now  func() time.Time
+	out  chan done
 
 	mu   sync.Mutex
 	sum  Summary
@@ -586,15 +584,7 @@ const heldConfidence = 0.3
 // extractor may leave out.
 func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
 	for _, it := range items {
-		var n map[string]int
-		it.Text, n = h.redactor.Count(it.Text)
-		for _, k := range n {
-			c.redactions += k
-		}
-		it.Signature, n = h.redactor.Count(it.Signature)
-		for _, k := range n {
-			c.redactions += k
-		}
+		c.redactions += it.Redact() // once: the store's Prepare takes it as it is
 		if utf8.RuneCountInString(it.Text) > maxItemText {
 			c.dropped++
 			continue

@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/internal/redact"
 )
 
 // Tool limits and defaults.
@@ -158,7 +157,7 @@ func New(st store, opts Options) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handlers{st: st, opts: opts, log: log, redactor: redact.New()}
+	h := &handlers{st: st, opts: opts, log: log}
 	no := false
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "search_knowledge",
@@ -192,10 +191,9 @@ Recording the same thing again merges into the stored item.`,
 }
 
 type handlers struct {
-	st       store
-	opts     Options
-	log      *slog.Logger
-	redactor *redact.Redactor
+	st   store
+	opts Options
+	log  *slog.Logger
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
@@ -303,15 +301,12 @@ func (h *handlers) record(ctx context.Context, _ *mcp.CallToolRequest, in Record
 		return nil, out, errors.New("refused: the text reads as an instruction aimed at an agent (overriding its instructions, " +
 			"changing its role, hiding things from its user or sending data away); record knowledge about the project or tool instead")
 	}
-	text, found := h.redactor.Count(in.Text)
-	for _, n := range found {
-		out.Redacted += n
-	}
 	status := lore.StatusCandidate
 	if conf >= lore.PromoteConfidence {
 		status = lore.StatusActive
 	}
-	it := lore.Item{Text: text, Category: c, Repo: repo, Agent: agent, Confidence: conf, Status: status}
+	it := lore.Item{Text: in.Text, Category: c, Repo: repo, Agent: agent, Confidence: conf, Status: status}
+	out.Redacted = it.Redact() // once: the store's Prepare takes it as it is
 	res, err := h.st.Add(ctx, []lore.Item{it})
 	if err != nil {
 		return nil, out, fmt.Errorf("record: %w", err)
