@@ -1,4 +1,8 @@
-// Package lore holds the domain types shared by every part of lore: the
-// normalised agent session that all transcript readers produce, knowledge
-// items, and the Store contract that every store implements.
+// Package lore is lore's domain: the normalised agent session that every
+// transcript reader produces, the knowledge item and the rules that govern
+// it (Prepare and Redact before an item is stored; Create, Merge, Promote
+// and Supersedes when it meets what a store holds; Instruction to refuse
+// text aimed at an agent), a repository's identity (SameRepo, RepoMatches),
+// the lore:ID citation, and the Store contract that every store implements
+// by calling those same rules.
 package lore

@@ -112,11 +112,13 @@ type Item struct {
 	// redacted is the text and signature as Redact or Prepare left them:
 	// while both are unchanged, Prepare does not read them for secrets
 	// again. Nothing outside this package can set it, so an item is
-	// redacted at least once on its way to a store, and once only.
-	redacted *redaction
+	// redacted at least once on its way to a store, and once only. A
+	// value, not a pointer: adding an item allocates nothing for it.
+	redacted redaction
 }
 
-// redaction is an item's text and signature once redacted.
+// redaction is an item's text and signature once redacted; an empty text
+// is never taken as redacted.
 type redaction struct{ text, signature string }
 
 // Redact replaces the secrets in the item's text and signature by markers
@@ -132,14 +134,14 @@ func (it *Item) Redact() int {
 			n += k
 		}
 	}
-	it.redacted = &redaction{it.Text, it.Signature}
+	it.redacted = redaction{it.Text, it.Signature}
 	return n
 }
 
 // isRedacted reports whether the item's text and signature are as Redact
 // or Prepare left them.
 func (it *Item) isRedacted() bool {
-	return it.redacted != nil && it.redacted.text == it.Text && it.redacted.signature == it.Signature
+	return it.redacted.text != "" && it.redacted.text == it.Text && it.redacted.signature == it.Signature
 }
 
 // itemJSON is Item as it is written: every field present, expires null
@@ -377,7 +379,7 @@ func Prepare(it Item, now time.Time) (Item, error) {
 	if it.Signature = strings.TrimSpace(it.Signature); !redacted {
 		it.Signature, _ = scrub(it.Signature)
 	}
-	it.redacted = &redaction{it.Text, it.Signature}
+	it.redacted = redaction{it.Text, it.Signature}
 	it.Tags = cleanTags(it.Tags)
 	it.Related = cleanList(it.Related)
 	ev := it.Evidence[:0:0]
