@@ -351,12 +351,19 @@ func mayNameRemote(path string, compressed bool) bool {
 // ownGitCommand is the words after "git" of a command that runs git alone
 // in the session's folder, nil for any other command.
 func ownGitCommand(cmd string) []string {
-	cmd = strings.ReplaceAll(cmd, "2>&1", "")
-	if strings.ContainsAny(cmd, ";&\n`$(") || strings.Contains(cmd, "||") {
-		return nil // chained or substituted: maybe after a cd
+	if strings.ContainsAny(cmd, "`$") {
+		return nil // substituted: maybe a cd
 	}
-	cmd, _, _ = strings.Cut(cmd, "|") // piped to tail, head, grep
-	words := strings.Fields(cmd)
+	cmds := shellcmd.Split(cmd)
+	if len(cmds) == 0 {
+		return nil
+	}
+	for _, c := range cmds[1:] {
+		if !c.Piped {
+			return nil // chained: maybe after a cd
+		}
+	}
+	words := cmds[0].Words // piped to tail, head, grep: its output is still git's
 	if len(words) < 2 || words[0] != "git" {
 		return nil
 	}
