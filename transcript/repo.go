@@ -302,50 +302,81 @@ func sessionRemote(s *lore.Session) string {
 	return found
 }
 
-// mayNameRemote reports whether a transcript file holds words that
-// sessionRemote looks for: a line "To URL" or "From URL" with a URL
-// networkRemote takes, "(fetch)" or "(push)" of git remote -v, get-url,
-// or clone. Without them, no session in it names its remote, and it need
-// not be read again.
+// mayNameRemote reports whether a transcript file holds a git command
+// whose output sessionRemote reads: git push, fetch, pull, remote or
+// clone, options before it allowed, as ownGitCommand and gitOutputRemotes
+// take it. Without one, no session in it names its remote, and it need not
+// be read again. One pass for one word: reading a folder-less corpus
+// costs a second read of it at memory speed, not a parse.
 func mayNameRemote(path string, compressed bool) bool {
 	f, err := openFile(path, compressed)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	const overlap = 512 // longer than any URL worth the name
-	buf := make([]byte, 1<<20)
+	const overlap = 64 // longer than "git", its options and the command
+	bp := scanBuffers.Get().(*[]byte)
+	defer scanBuffers.Put(bp)
+	buf := *bp
 	n := 0
 	for {
 		m, err := io.ReadFull(f, buf[n:])
 		n += m
 		chunk := buf[:n]
-		for _, word := range [][]byte{[]byte("(fetch)"), []byte("(push)"), []byte("get-url"), []byte("clone")} {
-			if bytes.Contains(chunk, word) {
-				return true
-			}
-		}
-		for _, prefix := range [][]byte{[]byte("To "), []byte("From ")} {
-			for rest := chunk; ; {
-				i := bytes.Index(rest, prefix)
-				if i < 0 {
-					break
-				}
-				rest = rest[i+len(prefix):]
-				end := bytes.IndexAny(rest, " \t\r\n\\\"'")
-				if end < 0 {
-					end = len(rest)
-				}
-				if networkRemote(string(rest[:end])) != "" {
-					return true
-				}
-			}
+		if namesRemoteCommand(chunk) {
+			return true
 		}
 		if err != nil {
 			return false
 		}
 		n = copy(buf, chunk[max(0, len(chunk)-overlap):])
 	}
+}
+
+// scanBuffers hold mayNameRemote's buffers: a folder-less corpus is
+// scanned a file at a time, and a new megabyte for each file cost more
+// than the scan.
+var scanBuffers = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
+
+// remoteCommands are git's commands whose output gitOutputRemotes reads.
+var remoteCommands = []string{"push", "fetch", "pull", "remote", "clone"}
+
+// namesRemoteCommand reports whether b holds the word git followed by one
+// of remoteCommands, after any options.
+func namesRemoteCommand(b []byte) bool {
+	for at := 0; ; {
+		i := bytes.Index(b[at:], []byte("git "))
+		if i < 0 {
+			return false
+		}
+		i += at
+		at = i + len("git ")
+		if i > 0 && partOfWord(b[i-1]) {
+			continue // legit, /usr/bin/git: not the command ownGitCommand takes
+		}
+		rest := b[at:]
+		for {
+			rest = bytes.TrimLeft(rest, " ")
+			end := bytes.IndexAny(rest, " \t\r\n\"'\\;&|")
+			if end < 0 {
+				end = len(rest)
+			}
+			word := rest[:end]
+			if len(word) > 0 && word[0] == '-' {
+				rest = rest[end:]
+				continue
+			}
+			if slices.Contains(remoteCommands, string(word)) {
+				return true
+			}
+			break
+		}
+	}
+}
+
+// partOfWord reports whether c may stand in a word or path before "git".
+func partOfWord(c byte) bool {
+	return c == '-' || c == '_' || c == '.' || c == '/' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // ownGitCommand is the words after "git" of a command that runs git alone

@@ -313,15 +313,19 @@ func TestBearsName(t *testing.T) {
 func TestMayNameRemote(t *testing.T) {
 	dir := t.TempDir()
 	for text, want := range map[string]bool{
-		`"content":"To https://github.com/acme/api.git\n   1a..2b"`:         true,
-		`"content":"To github.com:acme/api.git\n"`:                          true,
-		`origin\tgit@github.com:acme/api.git (fetch)`:                       true,
-		`{"command":"git remote get-url origin"}`:                           true,
-		`{"command":"git clone https://github.com/acme/api ."}`:             true,
-		`"From the docs: To do this, run make."`:                            false,
-		`"To /srv/git/api.git\n"`:                                           false,
-		`"text":"see https://github.com/acme/api"`:                          false,
-		strings.Repeat("x", 1<<20-5) + "To https://github.com/acme/api.git": true, // across a chunk's end
+		`{"command":"git push"}` + "\n" + `"content":"To https://github.com/acme/api.git\n   1a..2b"`: true,
+		`{"cmd":["bash","-lc","git fetch origin"]}`:                                                   true,
+		`{"command":"git --no-pager remote -v"}`:                                                      true,
+		`{"command":"git remote get-url origin"}`:                                                     true,
+		`{"command":"git clone https://github.com/acme/api ."}`:                                       true,
+		`{"command":"git pull --rebase"}`:                                                             true,
+		`{"command":"git status"}` + "\n" + `"content":"To https://github.com/acme/api.git"`:          false,
+		`"From the docs: To do this, run make, then git commit."`:                                     false,
+		`"a legit push, a digit fetch"`:                                                               false,
+		`{"command":"/usr/bin/git push"}`:                                                             false,
+		`{"command":"git -c color.ui=never push"}`:                                                    false, // ownGitCommand takes the setting for the command
+		`"text":"see https://github.com/acme/api"`:                                                    false,
+		strings.Repeat("x", 1<<20-6) + "\ngit push":                                                   true, // across a chunk's end
 	} {
 		path := filepath.Join(dir, "t.jsonl")
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
