@@ -135,6 +135,9 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
+	if err := pathsThere(opts.IO.ErrOut, opts.Paths); err != nil {
+		return err // before the store is opened: a typo creates no store
+	}
 	st, err := opts.openForHarvest(ctx)
 	if err != nil {
 		return err
@@ -208,6 +211,30 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	}
 	writeHarvestSummary(opts.IO.ErrOut, sum, opts.DryRun)
 	return nil
+}
+
+// pathsThere fails, naming each on w, when no path of paths is there;
+// with one there, the listing reports the others.
+func pathsThere(w io.Writer, paths []string) error {
+	var errs []error
+	for _, p := range paths {
+		_, err := os.Stat(p)
+		if err == nil {
+			return nil
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", p, err))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	for _, err := range errs {
+		fmt.Fprintln(w, err)
+	}
+	return fmt.Errorf("no session could be read in %v", paths)
 }
 
 // openForHarvest opens the store. A dry run never creates one: with no

@@ -83,6 +83,24 @@ func TestHarvestDryRunStoresNothing(t *testing.T) {
 	}
 }
 
+// A PATH that is not there fails in one line each, and creates no store.
+func TestHarvestMissingPath(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "lore.db")
+	missing := filepath.Join(t.TempDir(), "no-such-folder")
+	r := runLore(t, "", "harvest", missing, "--store", store)
+	if r.code != 1 || !strings.Contains(r.err, missing+": no such file or directory") || !strings.Contains(r.err, "no session could be read") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.err)
+	}
+	if _, err := os.Stat(store); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("harvest of a missing path created the store: %v", err)
+	}
+	// Beside a path that is there, the missing one is a problem of the run.
+	r = runLore(t, "", "harvest", fixtures(t), missing, "--store", store, "--json")
+	if r.code != 0 || !strings.Contains(r.err, missing) {
+		t.Errorf("exit %d, stderr %q", r.code, r.err)
+	}
+}
+
 // An unreadable transcript is an error in the count and a line on
 // stderr, and the others are harvested.
 func TestHarvestUnreadableTranscripts(t *testing.T) {
