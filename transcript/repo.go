@@ -276,12 +276,12 @@ func gitRoot(dir string) (root, url string) {
 func sessionRemote(s *lore.Session) string {
 	var (
 		found string
-		calls = map[string]string{} // call id → its git command's words
+		calls = map[string][]string{} // call id → its git command's words
 	)
 	for _, m := range s.Messages {
 		for _, c := range m.ToolCalls {
 			if args := ownGitCommand(shellcmd.FromCall(c.Name, c.Input)); args != nil {
-				calls[c.ID] = strings.Join(args, " ")
+				calls[c.ID] = args
 			}
 		}
 		for _, r := range m.ToolResults {
@@ -289,7 +289,7 @@ func sessionRemote(s *lore.Session) string {
 			if !ok {
 				continue
 			}
-			for _, repo := range gitOutputRemotes(strings.Fields(args), r.Output, r.IsError || r.ExitCode != nil && *r.ExitCode != 0) {
+			for _, repo := range gitOutputRemotes(args, r.Output, r.Failed()) {
 				switch {
 				case found == "":
 					found = repo
