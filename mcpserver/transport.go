@@ -42,9 +42,9 @@ var _ mcp.Transport = (*StdioTransport)(nil)
 
 // Connect implements mcp.Transport.
 func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	max := t.MaxLineLength
-	if max <= 0 {
-		max = DefaultMaxLineLength
+	limit := t.MaxLineLength
+	if limit <= 0 {
+		limit = DefaultMaxLineLength
 	}
 	log := t.Log
 	if log == nil {
@@ -58,7 +58,7 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		in:  t.In,
 		r:   bufio.NewReaderSize(t.In, 64*1024),
 		out: out,
-		max: max,
+		max: limit,
 		log: log,
 	}
 	// The filter already bounds a line, and what it passes on is whole
@@ -141,14 +141,7 @@ func (f *lineFilter) readLine() (line []byte, tooLong bool, err error) {
 				f.line = append(f.line, chunk...)
 			}
 		}
-		switch {
-		case err == nil:
-			return f.line, tooLong, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF && (len(f.line) > 0 || tooLong):
-			return f.line, tooLong, io.EOF
-		default:
+		if !errors.Is(err, bufio.ErrBufferFull) {
 			return f.line, tooLong, err
 		}
 	}

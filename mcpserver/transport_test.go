@@ -65,6 +65,7 @@ func TestLineFilter(t *testing.T) {
 		{"last line without a newline", ping + "\n" + ping, []string{ping, ping}, nil},
 		{"blank lines", "\n  \n\r\n\t" + ping + "  \n\n", []string{ping}, nil},
 		{"truncated, then a request", `{"jsonrpc":"2.0","id":5,"method":"tools/li` + "\n" + ping + "\n", []string{ping}, []string{parse}},
+		{"cut between tokens, not joined to the next line", `{"jsonrpc":"2.0","id":5,` + "\n" + `"method":"ping"}` + "\n", nil, []string{parse, parse}},
 		{"truncated at the end", ping + "\n" + `{"jsonrpc":"2.0",`, []string{ping}, []string{parse}},
 		{"as long as allowed", maxed + "\n", []string{maxed}, nil},
 		{"too long, then a request", `{"jsonrpc":"2.0","id":"` + strings.Repeat("y", 200) + `","method":"ping"}` + "\n" + ping + "\n", []string{ping}, []string{long}},

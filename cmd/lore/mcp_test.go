@@ -301,6 +301,9 @@ func TestMCPAnswersBadInput(t *testing.T) {
 		{"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"pi\x00ng\"}", "null", parseError},
 		{"\x00", "null", parseError},
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/li`, "null", parseError},
+		// A message cut between tokens is not completed by the next line.
+		{`{"jsonrpc":"2.0","id":20,"method":"tools/list",`, "null", parseError},
+		{`"params":{}}`, "null", parseError},
 		{`{"jsonrpc":"2.0","id":8,"method":"ping"} {"jsonrpc":"2.0","id":9,"method":"ping"}`, "null", parseError},
 		{`{"jsonrpc":"2.0","id":10,"method":5}`, "10", invalidRequest},
 		{`{"jsonrpc":"2.0","id":"eleven"}`, `"eleven"`, invalidRequest},
