@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
@@ -40,6 +39,8 @@ output, for an agent that starts lore as an MCP server. Three tools:
                     as an instruction to an agent refused
 
 Standard output carries protocol messages only; problems go to standard error.
+Each input line is one message: a line that is not a JSON-RPC 2.0 message is
+answered with a JSON-RPC error (-32700 or -32600) and skipped.
 lore mcp stops when its input closes or on interrupt. The store is created if
 it is missing, since record_knowledge writes to it. --agent names the agent
 boot_context is for when a call does not say, and --repo the repository; with
@@ -93,20 +94,23 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 			repo = transcript.RepoOfDir(wd)
 		}
 	}
+	log := slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcpserver.New(st, mcpserver.Options{
 		Version: versionString(),
 		Agent:   opts.Agent,
 		Repo:    repo,
 		Boot:    bootContext(st),
-		Log:     slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Log:     log,
 	})
 	// The injected streams rather than mcp.StdioTransport, which is bound
-	// to os.Stdin and os.Stdout: main passes those, tests pass pipes.
+	// to os.Stdin and os.Stdout: main passes those, tests pass pipes. And
+	// lore's transport rather than the SDK's, which ends the session on
+	// the first line it cannot decode.
 	in, ok := opts.IO.In.(io.ReadCloser)
 	if !ok {
 		in = io.NopCloser(opts.IO.In)
 	}
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{opts.IO.Out}})
+	err = srv.Run(ctx, &mcpserver.StdioTransport{In: in, Out: opts.IO.Out, Log: log})
 	if ctx.Err() != nil {
 		return nil // interrupted: a normal way to stop a server
 	}
@@ -128,9 +132,3 @@ func bootContext(st lore.Store) mcpserver.BootFunc {
 		return mcpserver.BootContext{Context: c.Text, Tokens: c.Tokens, Budget: c.Budget, Items: ids}, nil
 	}
 }
-
-// nopWriteCloser keeps the transport from closing standard output, which
-// belongs to the process.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -190,4 +191,143 @@ func TestMCPCommandLine(t *testing.T) {
 	if got.Store != "/tmp/x.db" || got.Agent != "gemini-cli" {
 		t.Errorf("options %+v", got)
 	}
+}
+
+// TestMCPAnswersBadInput sends lore mcp, in one session, every kind of
+// line a broken or hostile client can send. Each is answered with the
+// JSON-RPC error for it (or, for a notification or a response, not at
+// all), and the session goes on: the last call still gets its result.
+func TestMCPAnswersBadInput(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errOut bytes.Buffer
+	ios := &iostreams.IOStreams{In: inR, Out: outW, ErrOut: &errOut}
+	store := filepath.Join(t.TempDir(), "lore.db")
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), newFactory(ios, transcript.HostEnv()), []string{"mcp", "--store", store})
+		outW.Close()
+	}()
+	defer func() {
+		inW.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("lore mcp did not stop when its input closed")
+		}
+	}()
+	answers := make(chan []byte)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			answers <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(answers)
+	}()
+	type answer struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	send := func(line string) {
+		t.Helper()
+		sent := make(chan error, 1)
+		go func() { _, err := io.WriteString(inW, line+"\n"); sent <- err }()
+		select {
+		case err := <-sent:
+			if err != nil {
+				t.Fatalf("send %q: %v", line, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("send %q: lore mcp does not read its input", line)
+		}
+	}
+	next := func(after string) answer {
+		t.Helper()
+		select {
+		case b, ok := <-answers:
+			if !ok {
+				t.Fatalf("after %q: lore mcp closed its output (stderr %q)", after, errOut.String())
+			}
+			var a answer
+			if err := json.Unmarshal(b, &a); err != nil {
+				t.Fatalf("after %q: answer is not JSON: %q", after, b)
+			}
+			return a
+		case <-time.After(10 * time.Second):
+			t.Fatalf("after %q: no answer in 10s (stderr %q)", after, errOut.String())
+		}
+		return answer{}
+	}
+	// expect sends line and checks the answer: the result of call id,
+	// or an error with code (id "null" when the line has none to echo).
+	expect := func(line, id string, code int) {
+		t.Helper()
+		send(line)
+		a := next(line)
+		if string(a.ID) != id {
+			t.Errorf("%q: answer's id %s, want %s", line, a.ID, id)
+		}
+		switch {
+		case code == 0 && (a.Error != nil || a.Result == nil):
+			t.Errorf("%q: want a result, got error %+v", line, a.Error)
+		case code != 0 && (a.Error == nil || a.Error.Code != code):
+			t.Errorf("%q: want error %d, got %+v %s", line, code, a.Error, a.Result)
+		}
+	}
+	const (
+		parseError     = -32700
+		invalidRequest = -32600
+	)
+	expect(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"v0"}}}`, "1", 0)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, c := range []struct {
+		line string
+		id   string // the id the error answer carries; "" for no answer
+		code int
+	}{
+		{"not json at all", "null", parseError},
+		{`[1,2]`, "null", invalidRequest},
+		{`[{"jsonrpc":"2.0","id":2,"method":"ping"}]`, "null", invalidRequest},
+		{`[]`, "null", invalidRequest},
+		{`{"jsonrpc":"1.0","id":3,"method":"ping"}`, "3", invalidRequest},
+		{`{"id":4,"method":"ping"}`, "4", invalidRequest},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, "null", invalidRequest},
+		{`{"jsonrpc":"2.0","id":[5],"method":"ping"}`, "null", invalidRequest},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, "null", invalidRequest},
+		{"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"pi\x00ng\"}", "null", parseError},
+		{"\x00", "null", parseError},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/li`, "null", parseError},
+		// A message cut between tokens is not completed by the next line.
+		{`{"jsonrpc":"2.0","id":20,"method":"tools/list",`, "null", parseError},
+		{`"params":{}}`, "null", parseError},
+		{`{"jsonrpc":"2.0","id":8,"method":"ping"} {"jsonrpc":"2.0","id":9,"method":"ping"}`, "null", parseError},
+		{`{"jsonrpc":"2.0","id":10,"method":5}`, "10", invalidRequest},
+		{`{"jsonrpc":"2.0","id":"eleven"}`, `"eleven"`, invalidRequest},
+		{`"ping"`, "null", invalidRequest},
+		{`42`, "null", invalidRequest},
+		{`{"jsonrpc":"1.0","method":"notifications/initialized"}`, "null", invalidRequest},
+		// A valid notification, a response to nothing and a broken
+		// response are not answered.
+		{`{"jsonrpc":"2.0","method":"notifications/bogus"}`, "", 0},
+		{`{"jsonrpc":"2.0","id":99,"result":{}}`, "", 0},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, "", 0},
+		{`{"jsonrpc":"2.0","id":{"a":1},"result":{}}`, "", 0},
+		{"", "", 0},
+		// Valid requests the server cannot serve get the SDK's own errors.
+		{`{"jsonrpc":"2.0","id":12,"method":"no/such"}`, "12", -32601},
+		{`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":"x"}`, "13", -32602},
+	} {
+		if c.id == "" {
+			send(c.line)
+			continue
+		}
+		expect(c.line, c.id, c.code)
+	}
+	// The line after a truncated one is a request of its own.
+	expect(`{"jsonrpc":"2.0","id":14,"method":"tools/list"}`, "14", 0)
+	expect(`{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"search_knowledge","arguments":{"query":"go test"}}}`, `"last"`, 0)
 }
