@@ -1,6 +1,9 @@
 package guard
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 func TestHas(t *testing.T) {
 	tests := []struct {
@@ -113,4 +116,28 @@ func TestFirstFolded(t *testing.T) {
 			t.Errorf("First(%q) matches nothing", s)
 		}
 	}
+}
+
+// Fold reads outside text: whatever it is given, it returns valid text
+// for valid text, leaves ASCII as it is, and folds once for all.
+func FuzzFold(f *testing.F) {
+	for _, s := range []string{"Ｉｇｎｏｒｅ", "ig\u200bnore", "Ignоrе", "𝐈𝐠𝐧𝐨𝐫𝐞", "i\u0307gnore", "Игнорируй", "1gnore k8s", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Fold(s)
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Errorf("Fold(%q) = %q, not valid UTF-8", s, got)
+		}
+		if !needsFold(s) && got != s {
+			t.Errorf("Fold(%q) = %q, want ASCII as it is", s, got)
+		}
+		if again := Fold(got); utf8.ValidString(s) && again != got {
+			t.Errorf("Fold(Fold(%q)) = %q, want %q", s, again, got)
+		}
+		if d := foldDigits(got); len(d) != len(got) {
+			t.Errorf("foldDigits(%q) = %q: a different length", got, d)
+		}
+		Read(s)
+	})
 }
