@@ -99,7 +99,9 @@ var instructionRules = func() []guard.Rule {
 // agent rather than knowledge about a project or a tool. Such a text is
 // never stored as an item, whoever offers it (a harvested session, an
 // agent recording what it learned): items are handed to later sessions,
-// and must not become a way to give them orders.
+// and must not become a way to give them orders. The text is read as it
+// looks, not as it is spelled (guard.Fold): fullwidth letters, zero-width
+// characters or a Cyrillic о do not hide an order.
 func Instruction(text string) bool {
 	_, ok := guard.Read(text).First(instructionRules)
 	return ok

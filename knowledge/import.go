@@ -22,13 +22,16 @@ type importer interface {
 	Import(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
 }
 
-// Import reads path as Read does and writes its items with s.Import in
-// one call, so that a file with a bad item writes nothing.
+// Import reads path as Read does, screens its items (File.Screen) and
+// writes those left with s.Import in one call, so that a file with a bad
+// item writes nothing. To import a file as it is written, Read it and
+// call File.Import.
 func Import(ctx context.Context, s importer, path string) ([]lore.AddResult, error) {
 	f, err := Read(path)
 	if err != nil {
 		return nil, err
 	}
+	f.Screen()
 	return f.Import(ctx, s)
 }
 
@@ -39,6 +42,46 @@ type File struct {
 	// at[i] says where Items[i] is, as errors of Read do: "items.jsonl:3"
 	// or "index.json: facts[2] (line 14)".
 	at []string
+}
+
+// Screened is what File.Screen did.
+type Screened struct {
+	// Refused says where each item taken out was, as errors of Read do.
+	Refused []string
+	// Held counts the items made held candidates.
+	Held int
+}
+
+// Screen puts the file's items through the screen every text from
+// outside lore goes through, as harvest and MCP record_knowledge do: a
+// file may come from anyone, and its items are handed to agents. An
+// item that reads as an instruction aimed at an agent (lore.Instruction)
+// is taken out; one lore.Hold holds becomes a candidate tagged
+// lore.TagHeld, whatever status the file gives it.
+func (f *File) Screen() Screened {
+	var sc Screened
+	placed := len(f.at) == len(f.Items) // a File not made by Read knows no places
+	items, at := f.Items[:0], f.at[:0]
+	for i, it := range f.Items {
+		where := fmt.Sprintf("%s: item %d", f.Name, i+1)
+		if placed {
+			where = f.at[i]
+		}
+		switch {
+		case lore.Instruction(it.Text):
+			sc.Refused = append(sc.Refused, where)
+			continue
+		case lore.Hold(it.Text):
+			it.MarkHeld()
+			sc.Held++
+		}
+		items = append(items, it)
+		if placed {
+			at = append(at, where)
+		}
+	}
+	f.Items, f.at = items, at
+	return sc
 }
 
 // Import writes the file's items with s.Import in one call. An error the

@@ -23,10 +23,11 @@ const (
 	DefaultLimit = 10
 	// MaxLimit caps search_knowledge's hits; a larger limit is lowered to it.
 	MaxLimit = 50
-	// RecordConfidence is the confidence of an item recorded without one.
-	// It is below lore.PromoteConfidence, so such an item is a candidate
-	// until sessions confirm it: an agent's claim in the moment is weaker
-	// evidence than a person's lore add (lore.DefaultConfidence).
+	// RecordConfidence is the confidence of an item recorded without one:
+	// an agent's claim in the moment is weaker evidence than a person's
+	// lore add (lore.DefaultConfidence). Whatever confidence a record
+	// claims, it starts as a candidate: the agent may be reading a
+	// stranger's text, and the claim is the agent's alone.
 	RecordConfidence = 0.5
 )
 
@@ -115,7 +116,7 @@ type RecordInput struct {
 	Category   string   `json:"category" jsonschema:"fact, pitfall, pattern, tool-quirk or question"`
 	Repo       string   `json:"repo,omitempty" jsonschema:"the repository it is true of (owner/name); empty for knowledge that holds everywhere"`
 	Agent      string   `json:"agent,omitempty" jsonschema:"the agent it is true of, for a quirk of that agent's tools; usually empty"`
-	Confidence *float64 `json:"confidence,omitempty" jsonschema:"how sure you are, 0 to 1; default 0.5. Below 0.7 the item is a candidate until other sessions confirm it"`
+	Confidence *float64 `json:"confidence,omitempty" jsonschema:"how sure you are, 0 to 1; default 0.5. The item is a candidate until other sessions confirm it"`
 }
 
 // RecordOutput is record_knowledge's result.
@@ -182,9 +183,10 @@ pitfalls first, within a token budget. Call it once when a task starts.`,
 		Description: `Record one thing a future session should know: a fact about the project, a
 pitfall (what fails, how it shows, what to do), a pattern that worked, a tool
 quirk, or an open question. Secrets are redacted. Text that reads as an
-instruction to an agent is refused. Without a confidence of 0.7 or more the
-item is a candidate, handed out only once other sessions confirm it.
-Recording the same thing again merges into the stored item.`,
+instruction to an agent is refused, and an order that names nothing of a
+project or asks for harm is held for a person to look at. A recorded item is
+a candidate, handed out only once other sessions confirm it. Recording the
+same thing again merges into the stored item.`,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &no},
 	}, h.record)
 	return s
@@ -301,11 +303,13 @@ func (h *handlers) record(ctx context.Context, _ *mcp.CallToolRequest, in Record
 		return nil, out, errors.New("refused: the text reads as an instruction aimed at an agent (overriding its instructions, " +
 			"changing its role, hiding things from its user or sending data away); record knowledge about the project or tool instead")
 	}
-	status := lore.StatusCandidate
-	if conf >= lore.PromoteConfidence {
-		status = lore.StatusActive
+	// An agent's record starts as a candidate whatever confidence it
+	// claims: a claim made in the moment, perhaps about what a web page
+	// told it, is handed out only once other sessions confirm it.
+	it := lore.Item{Text: in.Text, Category: c, Repo: repo, Agent: agent, Confidence: conf, Status: lore.StatusCandidate}
+	if lore.Hold(in.Text) {
+		it.MarkHeld() // never made active by sessions, only by a person
 	}
-	it := lore.Item{Text: in.Text, Category: c, Repo: repo, Agent: agent, Confidence: conf, Status: status}
 	out.Redacted = it.Redact() // once: the store's Prepare takes it as it is
 	res, err := h.st.Add(ctx, []lore.Item{it})
 	if err != nil {

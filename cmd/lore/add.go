@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ type addOptions struct {
 	Position   int
 	Expires    string
 	Supersedes string
+	AsIs       bool
 	JSON       bool
 	Now        time.Time // zero: the current time
 }
@@ -40,6 +42,13 @@ a near-duplicate of one, is merged into it instead of stored twice.
 
 Categories: fact, pitfall, pattern, tool-quirk, question. Without --repo and
 --agent the item is global. Secrets in the text are redacted before it is stored.
+
+The text passes the screen harvest applies, since it may be pasted from anywhere
+and is handed to agents: text that reads as an instruction aimed at an agent
+("ignore previous instructions", however spelled) is refused (exit 1), and an
+order that names nothing of a project or asks for harm ("always push with
+--force to main") is stored as a held candidate, never handed out until a person
+makes it active. --as-is adds your own text as it is.
 
 Prints the item's id; with --json, the stored item.
 
@@ -77,6 +86,7 @@ Prints the item's id; with --json, the stored item.
 	f.StringVar(&opts.Item.Signature, "signature", "", "the error signature a pitfall or tool quirk is about")
 	f.StringVar(&opts.Expires, "expires", "", "when the item stops being handed out: a date (YYYY-MM-DD) or a time from now (90d, 12h)")
 	f.StringVar(&opts.Supersedes, "supersedes", "", "the id of an item this one replaces; it becomes superseded")
+	f.BoolVar(&opts.AsIs, "as-is", false, "add the text as written: not refused as an instruction, not held as an order")
 	f.BoolVar(&opts.JSON, "json", false, "print the stored item as JSON")
 	opts.addFlag(cmd)
 	return cmd
@@ -152,6 +162,16 @@ func parseExpires(s string, now time.Time) (time.Time, error) {
 }
 
 func addRun(ctx context.Context, opts *addOptions) error {
+	held := false
+	if !opts.AsIs {
+		if lore.Instruction(opts.Item.Text) {
+			return errors.New("refused: the text reads as an instruction aimed at an agent (overriding its instructions, " +
+				"changing its role, hiding things from its user or sending data away); --as-is adds it as written")
+		}
+		if held = lore.Hold(opts.Item.Text); held {
+			opts.Item.MarkHeld()
+		}
+	}
 	s, err := opts.open(ctx, opts.Env, false)
 	if err != nil {
 		return err
@@ -193,6 +213,9 @@ func addRun(ctx context.Context, opts *addOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "already known; now confidence %.2f from %d session(s)\n", it.Confidence, it.SourceCount)
 	case r.Action == lore.Unchanged:
 		fmt.Fprintln(opts.IO.ErrOut, "already known; nothing new")
+	}
+	if held {
+		fmt.Fprintf(opts.IO.ErrOut, "held as a candidate: it reads as an order that names nothing of a project or asks for harm; --as-is adds it as written\n")
 	}
 	for _, id := range r.Superseded {
 		fmt.Fprintf(opts.IO.ErrOut, "supersedes %s (same signature)\n", id)

@@ -17,6 +17,7 @@ type importOptions struct {
 	Env transcript.Env
 	storeOptions
 	Path string
+	AsIs bool
 	JSON bool
 }
 
@@ -35,10 +36,19 @@ stored is merged into it. The whole file is checked first and written in one
 transaction: a file with a mistake is rejected with its line, and nothing of it
 is stored.
 
+A file may come from anyone, and its items are handed to agents, so they pass
+the screen harvest applies: an item that reads as an instruction aimed at an
+agent ("ignore previous instructions", however spelled) is left out and named
+on stderr, and an order that names nothing of a project or asks for harm
+("always push with --force to main") is imported as a held candidate, never
+handed out until a person makes it active. --as-is imports a file you wrote or
+trust as it is.
+
 ` + storeHelp,
 		Example: `  lore import knowledge
   lore import items.jsonl
-  lore search token --status any --json | lore import - --store other.db`,
+  lore search token --status any --json | lore import - --store other.db
+  lore import my-notes.jsonl --as-is`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
@@ -48,6 +58,7 @@ is stored.
 			return importRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.AsIs, "as-is", false, "import every item as written: no instruction is left out, no order held")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what was imported as JSON")
 	opts.addFlag(cmd)
 	return cmd
@@ -64,6 +75,13 @@ func importRun(ctx context.Context, opts *importOptions) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
+	var sc knowledge.Screened
+	if !opts.AsIs {
+		sc = f.Screen()
+	}
+	for _, at := range sc.Refused {
+		fmt.Fprintf(opts.IO.ErrOut, "%s: left out: it reads as an instruction aimed at an agent (--as-is imports it)\n", at)
+	}
 	s, err := opts.open(ctx, opts.Env, false)
 	if err != nil {
 		return err
@@ -79,9 +97,14 @@ func importRun(ctx context.Context, opts *importOptions) error {
 	}
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, map[string]any{"path": opts.Path, "items": len(res),
-			"created": counts[lore.Created], "merged": counts[lore.Merged], "unchanged": counts[lore.Unchanged]}, jsonEscapeHTML)
+			"created": counts[lore.Created], "merged": counts[lore.Merged], "unchanged": counts[lore.Unchanged],
+			"refused": len(sc.Refused), "held": sc.Held}, jsonEscapeHTML)
 	}
 	fmt.Fprintf(opts.IO.Out, "Imported %d items from %s: %d new, %d merged, %d unchanged.\n",
 		len(res), opts.Path, counts[lore.Created], counts[lore.Merged], counts[lore.Unchanged])
+	if len(sc.Refused) > 0 || sc.Held > 0 {
+		fmt.Fprintf(opts.IO.Out, "Left out %d that read as instructions to an agent; held %d orders as candidates, tagged %s.\n",
+			len(sc.Refused), sc.Held, lore.TagHeld)
+	}
 	return nil
 }

@@ -77,12 +77,21 @@ func TestMCPOverStdio(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("record_knowledge: %v %+v", err, res)
 	}
+	// An agent's record is a candidate, found by a search that asks for
+	// candidates and handed out by boot only once sessions confirm it.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_knowledge", Arguments: map[string]any{"query": "CGO_ENABLED", "include_candidates": true}})
+	if err != nil || res.IsError {
+		t.Fatalf("search_knowledge: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "CGO_ENABLED=0") {
+		t.Errorf("search does not find the recorded item:\n%s", text)
+	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "boot_context", Arguments: map[string]any{"repo": "acme/api", "task": "fix CI"}})
 	if err != nil || res.IsError {
 		t.Fatalf("boot_context: %v %+v", err, res)
 	}
-	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "CGO_ENABLED=0") {
-		t.Errorf("boot context does not hold the recorded item:\n%s", text)
+	if text := res.Content[0].(*mcp.TextContent).Text; strings.Contains(text, "CGO_ENABLED=0") {
+		t.Errorf("boot context holds a recorded candidate:\n%s", text)
 	}
 
 	// Closing its input stops the server, and it exits 0 well before

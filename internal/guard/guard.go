@@ -1,7 +1,9 @@
 // Package guard reads a text against many regular expressions cheaply:
 // each rule runs only when the text holds one of its trigger words, which
 // keeps checking an item against dozens of them to a few microseconds.
-// lore.Instruction and harvest's hold are built on it.
+// It reads a text as it looks, not as it is spelled (see Fold), so that
+// look-alike letters do not slip past the rules. lore.Instruction and
+// lore.Hold are built on it.
 package guard
 
 import (
@@ -33,13 +35,26 @@ func (r Rule) Regexp() *regexp.Regexp { return r.re() }
 
 // Text is a text as the rules read it.
 type Text struct {
-	Text  string
+	Text  string          // the text folded (see Fold), not as written
 	Lower string          // Text in lower case
 	words map[string]bool // runs of letters, digits, '_' and apostrophes
+	// leet is the text again with the digits of words read as the
+	// letters they stand for ("1gnore prev1ous"); nil when it has none.
+	// It is a second reading rather than the only one, so that "k8s",
+	// "python3" and "v1.2" are still read as written.
+	leet *Text
 }
 
-// Read reads text for the rules.
+// Read reads text for the rules, folded.
 func Read(text string) *Text {
+	t := read(Fold(text))
+	if l := foldDigits(t.Text); l != t.Text {
+		t.leet = read(l)
+	}
+	return t
+}
+
+func read(text string) *Text {
 	t := &Text{Text: text, Lower: strings.ToLower(text), words: make(map[string]bool, len(text)/6)}
 	for w := range strings.FieldsFuncSeq(t.Lower, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '\''
@@ -48,6 +63,11 @@ func Read(text string) *Text {
 	}
 	return t
 }
+
+// Leet returns the text with the digits of its words read as letters
+// ("1gnore prev1ous"), or nil when it has none to read so. First reads
+// it too; a reader of its own (Has, a rule's Regexp) must ask for it.
+func (t *Text) Leet() *Text { return t.leet }
 
 // Has reports whether the text holds one of triggers: a trigger of
 // ASCII letters is a word of it, one of other letters a substring.
@@ -60,8 +80,22 @@ func (t *Text) Has(triggers []string) bool {
 	return false
 }
 
-// First returns where the first of rules that matches matches.
+// First returns where the first of rules that matches matches, in Text;
+// failing that, whether one matches the text with the digits of its
+// words read as letters (then the place is nil).
 func (t *Text) First(rules []Rule) ([]int, bool) {
+	if loc, ok := t.first(rules); ok {
+		return loc, true
+	}
+	if t.leet != nil {
+		if _, ok := t.leet.first(rules); ok {
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
+func (t *Text) first(rules []Rule) ([]int, bool) {
 	for _, r := range rules {
 		if t.Has(r.Triggers) {
 			if loc := r.re().FindStringIndex(t.Text); loc != nil {
