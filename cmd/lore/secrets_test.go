@@ -534,3 +534,24 @@ func mcpAnswers(t *testing.T, store string, secrets []planted) string {
 	<-done
 	return b.String()
 }
+
+// sessions show prints a session's path and folder: a token in them is
+// redacted, as in its messages.
+func TestSessionsShowRedactsPaths(t *testing.T) {
+	dir, token := tokenFolder(t)
+	path := writeClaudeSession(t, dir, 0, planted{line: "make test"})
+	for _, args := range [][]string{{path}, {path, "--json"}, {path, "--full"}} {
+		r := runLore(t, "", append([]string{"sessions", "show"}, args...)...)
+		if r.code != 0 || !strings.Contains(r.stdout, "deploy-") {
+			t.Fatalf("%v: exit %d, want the path shown:\n%s%s", args, r.code, r.stdout, r.err)
+		}
+		if strings.Contains(r.stdout+r.err, token) {
+			t.Errorf("%v: the token in the path is printed:\n%s", args, r.stdout)
+		}
+	}
+	// An id not found names the folder it was looked up in.
+	r := runLore(t, "", "sessions", "show", "codex:nosuch", "--in", dir)
+	if r.code == 0 || strings.Contains(r.stdout+r.err, token) {
+		t.Errorf("exit %d, and the token is printed:\n%s%s", r.code, r.stdout, r.err)
+	}
+}
