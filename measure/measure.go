@@ -15,6 +15,7 @@ import (
 	"github.com/lorehq/lore/boot"
 	"github.com/lorehq/lore/errsig"
 	"github.com/lorehq/lore/harvest"
+	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/internal/shellcmd"
 	"github.com/lorehq/lore/transcript"
 )
@@ -192,6 +193,9 @@ func harvestedSessions(ctx context.Context, st store) (map[string]bool, error) {
 }
 
 // read reads a session with its messages and keeps what measure needs.
+// redactor takes the secrets out of the error signatures measure reports.
+var redactor = redact.New()
+
 func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, error) {
 	f := facts{s: listed, cited: map[string]bool{}}
 	ss, err := transcript.Read(ctx, listed.Path, transcript.Options{Messages: true, Workers: 1})
@@ -232,6 +236,9 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 			}
 			c := calls[r.CallID]
 			e := errsig.Parse(c.Name, c.Input, r.Output, r.ExitCode)
+			// Reported and compared with items' signatures, which are kept
+			// redacted: redacted alike.
+			e.Signature = redactor.String(e.Signature)
 			if (e.Kind == errsig.Environment || e.Kind == errsig.Protocol) && e.Signature != "" && !seen[e.Signature] {
 				seen[e.Signature] = true
 				f.signatures = append(f.signatures, e.Signature)

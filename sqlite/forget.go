@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -48,15 +49,51 @@ func (s *Store) Retire(ctx context.Context, id string) error {
 	})
 }
 
-// Delete removes an item, its evidence and its band keys.
+// Delete removes an item, its evidence and its band keys, from the
+// store's files as well as from its tables (see shred).
 func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.shred(ctx, func(tx *sql.Tx) (int, error) {
 		rowid, _, err := resolve(ctx, tx, id)
 		if err != nil {
+			return 0, err
+		}
+		return 1, deleteRow(ctx, tx, rowid)
+	})
+}
+
+// shred runs fn, which deletes n items, so that what it deletes can be
+// found in none of the store's files: an item deleted because it held a
+// secret must not stay readable to a grep of lore.db. SQLite leaves a
+// deleted row's bytes in its page, its freed pages and the write-ahead
+// log, and FTS5 keeps a deleted row's terms in its index segments until
+// they are merged. So the deleting connection zeroes what it frees
+// (secure_delete, for this transaction only), the full-text index is
+// merged into fresh segments (optimize), whose old pages are zeroed in
+// turn, and the write-ahead log is checkpointed into the database and
+// truncated. A reader in another process can keep the log from being
+// truncated; the next checkpoint overwrites it.
+func (s *Store) shred(ctx context.Context, fn func(*sql.Tx) (int, error)) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
 			return err
 		}
-		return deleteRow(ctx, tx, rowid)
+		// Off again for the writes that follow on this connection, which
+		// need not pay for zeroing.
+		defer tx.ExecContext(context.WithoutCancel(ctx), `PRAGMA secure_delete = OFF`)
+		n, err := fn(tx)
+		if err != nil || n == 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO items_fts (items_fts) VALUES ('optimize')`)
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("checkpoint after delete: %w", err)
+	}
+	return nil
 }
 
 // deleteRow deletes an item and its band keys; a trigger
@@ -79,18 +116,19 @@ func deleteRow(ctx context.Context, tx *sql.Tx, rowid int64) error {
 }
 
 // ForgetSession removes a session's evidence everywhere, recomputes the
-// confidence of the items that keep other support and deletes the rest.
+// confidence of the items that keep other support and deletes the rest,
+// from the store's files as well (see shred).
 func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetResult, error) {
 	session = strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD") // as lore.Prepare keeps it
 	if session == "" {
 		return lore.ForgetResult{}, lore.Errorf(lore.EINVALID, "empty session id")
 	}
 	var res lore.ForgetResult
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.shred(ctx, func(tx *sql.Tx) (int, error) {
 		res = lore.ForgetResult{}
 		rows, err := loadRows(ctx, tx, `items i WHERE instr(i.evidence, ?) > 0`, evidenceNeedle(session))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for _, r := range rows {
 			var ev []lore.Evidence
@@ -106,18 +144,18 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 			res.Evidence++
 			if len(ev) == 0 && r.item.Manual == 0 {
 				if err := deleteRow(ctx, tx, r.rowid); err != nil {
-					return err
+					return 0, err
 				}
 				res.Deleted++
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE items SET confidence = ?, source_count = ?, evidence = ? WHERE rowid = ?`,
 				lore.CombineConfidence(append(cs, r.item.Manual)...), len(cs), evidenceJSON(ev, cs), r.rowid); err != nil {
-				return err
+				return 0, err
 			}
 			res.Updated++
 		}
-		return nil
+		return res.Deleted, nil
 	})
 	return res, err
 }

@@ -96,8 +96,10 @@ func fromNanos(ns int64) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// RecordBoot stores what boot handed a session.
+// RecordBoot stores what boot handed a session, its task redacted
+// (lore.PrepareBoot).
 func (s *Store) RecordBoot(ctx context.Context, b lore.Boot) error {
+	b = lore.PrepareBoot(b)
 	at := b.At
 	if at.IsZero() {
 		at = s.now()

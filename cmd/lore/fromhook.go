@@ -23,7 +23,7 @@ func harvestFromHook(ctx context.Context, opts *harvestOptions) error {
 	ctx, cancel := context.WithTimeout(ctx, hookDeadline)
 	defer cancel()
 	if err := startHookHarvest(ctx, opts); err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "lore harvest --from-hook: %v\n", err)
+		fmt.Fprintf(opts.IO.ErrOut, "lore harvest --from-hook: %s\n", secrets.String(err.Error()))
 	}
 	return nil
 }

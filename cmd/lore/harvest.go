@@ -135,7 +135,11 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	if err := pathsThere(opts.IO.ErrOut, opts.Paths); err != nil {
+	// What harvest prints names the transcripts it read and quotes their
+	// errors, and a path can hold a token: it goes out redacted, to a
+	// terminal as to the hook's log (lore harvest --from-hook).
+	errOut, out := redactingWriter{opts.IO.ErrOut}, redactingWriter{opts.IO.Out}
+	if err := pathsThere(errOut, opts.Paths); err != nil {
 		return err // before the store is opened: a typo creates no store
 	}
 	st, err := opts.openForHarvest(ctx)
@@ -154,13 +158,13 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 		return err
 	}
 	for _, p := range listing.Problems {
-		fmt.Fprintln(opts.IO.ErrOut, p.String())
+		fmt.Fprintln(errOut, p.String())
 	}
 	if len(listing.Sessions) == 0 {
 		if len(opts.Paths) > 0 {
 			return fmt.Errorf("no session could be read in %v", opts.Paths)
 		}
-		explainEmpty(opts.IO.ErrOut, &scanned{roots: roots})
+		explainEmpty(errOut, &scanned{roots: roots})
 	}
 	var pool []*lore.Session
 	for _, s := range listing.Sessions {
@@ -179,7 +183,6 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	bar := newHarvestProgress(opts.IO, len(pool))
 	hopts := harvest.Options{Store: st, Extractor: ex, Workers: opts.Workers, DryRun: opts.DryRun, Progress: bar.update, Listing: listing}
 	if opts.DryRun && !opts.JSON {
-		out := opts.IO.Out
 		hopts.Found = func(s *lore.Session, items []lore.Item) {
 			for _, it := range items {
 				scope := it.Repo
@@ -193,7 +196,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	sum, err := harvest.Run(ctx, pool, hopts)
 	bar.stop()
 	for _, p := range sum.Problems {
-		fmt.Fprintf(opts.IO.ErrOut, "%s (%s): %s\n", p.Session, p.Path, p.Error)
+		fmt.Fprintf(errOut, "%s (%s): %s\n", p.Session, p.Path, p.Error)
 	}
 	if err != nil {
 		return err
@@ -207,9 +210,9 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	sum.Errors += len(unreadable)
 	sum.Problems = append(unreadable, sum.Problems...)
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, sum)
+		return writeJSON(out, sum)
 	}
-	writeHarvestSummary(opts.IO.ErrOut, sum, opts.DryRun)
+	writeHarvestSummary(errOut, sum, opts.DryRun)
 	return nil
 }
 

@@ -43,7 +43,7 @@ func run(ctx context.Context, fac *factory, args []string) int {
 		return failOpenHook(fac.IO, err)
 	}
 	if !errors.Is(err, errSilent) {
-		fmt.Fprintf(fac.IO.ErrOut, "lore: %v\n", err)
+		fmt.Fprintf(fac.IO.ErrOut, "lore: %s\n", secrets.String(err.Error())) // errors quote paths and input
 	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {

@@ -144,7 +144,7 @@ func findSessions(ctx context.Context, o scanOptions) (*scanned, error) {
 		return nil, err
 	}
 	for _, p := range res.Problems {
-		fmt.Fprintln(o.IO.ErrOut, p.String())
+		fmt.Fprintln(o.IO.ErrOut, secrets.String(p.String())) // a path can hold a token
 	}
 	return &scanned{Result: res, roots: roots}, nil
 }

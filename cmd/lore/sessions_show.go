@@ -129,9 +129,14 @@ func resolveSessions(ctx context.Context, opts *sessionsShowOptions) ([]*lore.Se
 
 var errNoSession = errors.New("no session")
 
-// redactSession replaces the secrets in everything a session's messages
-// say.
+// redactSession replaces the secrets in everything shown of a session:
+// its messages, the samples of its damaged lines (which quote them), and
+// the path, folder and branch it names, in which a token can be too.
 func redactSession(s *lore.Session, r *redact.Redactor) {
+	s.Path, s.Cwd, s.Branch = r.String(s.Path), r.String(s.Cwd), r.String(s.Branch)
+	for i, w := range s.WarningSamples {
+		s.WarningSamples[i] = r.String(w)
+	}
 	for i := range s.Messages {
 		m := &s.Messages[i]
 		m.Text = r.String(m.Text)

@@ -258,8 +258,10 @@ func (s *Store) Harvests(ctx context.Context, fn func(lore.Harvest) error) error
 	return nil
 }
 
-// RecordBoot stores a boot; one given no time is recorded at Now.
+// RecordBoot stores a boot, its task redacted (lore.PrepareBoot); one
+// given no time is recorded at Now.
 func (s *Store) RecordBoot(ctx context.Context, b lore.Boot) error {
+	b = lore.PrepareBoot(b)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b.At.IsZero() {

@@ -153,6 +153,7 @@ func Run(t *testing.T, open Opener) {
 		{"LargeBatch", testLargeBatch},
 		{"HarvestRecords", testHarvestRecords},
 		{"BootRecords", testBootRecords},
+		{"BootTaskRedacted", testBootTaskRedacted},
 		{"NoRepoFilter", testNoRepoFilter},
 		{"NoAgentFilter", testNoAgentFilter},
 		{"RepoCase", testRepoCase},
@@ -1242,6 +1243,20 @@ func testBootRecords(e *env) {
 	e.s.Boots(e.ctx, start.Add(90*time.Minute), collect)
 	if len(got) != 1 || got[0].At != second.At {
 		e.t.Errorf("Boots since 90 minutes in = %+v, want the second only", got)
+	}
+}
+
+// testBootTaskRedacted: a task is words typed by a person or an agent,
+// and is stored without the secrets they hold.
+func testBootTaskRedacted(e *env) {
+	const secret = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+	if err := e.s.RecordBoot(e.ctx, lore.Boot{At: start, Task: "rotate GITHUB_TOKEN=" + secret + " in CI", Items: []string{}}); err != nil {
+		e.t.Fatal(err)
+	}
+	var got []lore.Boot
+	e.s.Boots(e.ctx, time.Time{}, func(b lore.Boot) error { got = append(got, b); return nil })
+	if len(got) != 1 || strings.Contains(got[0].Task, secret) || !strings.Contains(got[0].Task, "[REDACTED:github-token]") {
+		e.t.Errorf("Boots = %+v, want the task with its token redacted", got)
 	}
 }
 
