@@ -41,6 +41,7 @@ func newAnthropic(base string, opts Options) (*anthropic, error) {
 	if err := checkKeyTransport(base, "ANTHROPIC_API_KEY", opts); err != nil {
 		return nil, err
 	}
+	opts.HTTPClient = keyClient(opts.HTTPClient, "ANTHROPIC_API_KEY", opts)
 	model := opts.Model
 	if model == "" {
 		model = DefaultAnthropicModel

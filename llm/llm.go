@@ -135,6 +135,27 @@ func checkKeyTransport(base, keyVar string, opts Options) error {
 	return fmt.Errorf("refusing to send %s over plain http to %s: use https, or set %s=1 if the network is yours", keyVar, u.Host, allowHTTPEnv)
 }
 
+// keyClient is c, refusing as checkKeyTransport does a redirect that
+// would carry the key over plain http off this machine: Go forwards a
+// header such as Anthropic's x-api-key to wherever a 307 or 308 points.
+func keyClient(c *http.Client, keyVar string, opts Options) *http.Client {
+	kc := *c
+	next := c.CheckRedirect
+	kc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := checkKeyTransport(req.URL.String(), keyVar, opts); err != nil {
+			return fmt.Errorf("redirected: %w", err)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &kc
+}
+
 // loopback reports whether host names this machine: localhost (and its
 // subdomains, which resolve to it), 127.0.0.0/8 or ::1.
 func loopback(host string) bool {

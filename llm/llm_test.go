@@ -3,6 +3,9 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -257,4 +260,59 @@ func helperSpec(t *testing.T, args string) string {
 	}
 	self, _ = filepath.Abs(self)
 	return strings.TrimSpace("exec:" + shellQuote(self) + " " + args)
+}
+
+// TestKeyNotRedirectedOverPlainHTTP: a server that redirects a request to
+// plain http off this machine does not get the key sent there; one that
+// redirects on this machine is followed.
+func TestKeyNotRedirectedOverPlainHTTP(t *testing.T) {
+	t.Setenv(allowHTTPEnv, "")
+	var answered int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/away/"):
+			w.Header().Set("Location", "http://llm.example"+strings.TrimPrefix(r.URL.Path, "/away"))
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		case strings.HasPrefix(r.URL.Path, "/here/"):
+			w.Header().Set("Location", strings.TrimPrefix(r.URL.Path, "/here"))
+			w.WriteHeader(http.StatusPermanentRedirect)
+		default:
+			answered++
+			w.Header().Set("Content-Type", "application/json")
+			if strings.HasSuffix(r.URL.Path, "/messages") {
+				io.WriteString(w, `{"content":[{"type":"text","text":"{}"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
+				return
+			}
+			io.WriteString(w, `{"choices":[{"message":{"content":"{}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`)
+		}
+	}))
+	defer srv.Close()
+	tests := []struct {
+		spec    string
+		refused bool
+	}{
+		{"openai:" + srv.URL + "/away/v1", true},
+		{"anthropic:" + srv.URL + "/away", true},
+		{"openai:" + srv.URL + "/here/v1", false},
+		{"anthropic:" + srv.URL + "/here", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			c, err := New(tt.spec, Options{Model: "m", APIKey: "sk-planted-1234", MaxRetries: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := answered
+			_, err = c.Complete(context.Background(), Request{Prompt: "hi"})
+			if tt.refused {
+				if err == nil || !strings.Contains(err.Error(), "refusing to send") {
+					t.Errorf("Complete = %v, want the redirect refused", err)
+				}
+				return
+			}
+			if err != nil || answered != before+1 {
+				t.Errorf("Complete = %v (answered %d), want the redirect followed", err, answered-before)
+			}
+		})
+	}
 }

@@ -61,6 +61,7 @@ func newOpenAI(base string, opts Options) (*openAI, error) {
 		if err := checkKeyTransport(base, "OPENAI_API_KEY", opts); err != nil {
 			return nil, err
 		}
+		opts.HTTPClient = keyClient(opts.HTTPClient, "OPENAI_API_KEY", opts)
 	}
 	c := &openAI{
 		api:  api{name: "openai", keyVar: "OPENAI_API_KEY", key: key, client: opts.HTTPClient, retries: opts.MaxRetries, sleep: opts.Sleep},
