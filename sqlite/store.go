@@ -189,13 +189,20 @@ func check(ctx context.Context, path string, busy time.Duration) error {
 		return err
 	}
 	defer db.Close()
+	explain := func(err error) error {
+		if sqlitex.Busy(err) {
+			// Only a writer waits longer (see DefaultBusyTimeout).
+			return fmt.Errorf("open store %s: the store is locked by another process (%w); try again when it is done", path, err)
+		}
+		return fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
+	}
 	var version int
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
+		return explain(err)
 	}
 	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master")
 	if err != nil {
-		return fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
+		return explain(err)
 	}
 	names := map[string]bool{}
 	for rows.Next() {

@@ -640,4 +640,17 @@ func TestReadLockedStore(t *testing.T) {
 	if err == nil {
 		t.Error("a read of an exclusively locked store succeeded")
 	}
+	// A store opened then says what is wrong.
+	start = time.Now()
+	r, err := Open(ctx, path, Options{ReadOnly: true})
+	if err == nil {
+		r.Close()
+		t.Fatal("opened an exclusively locked store")
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("opening a locked store took %s", took)
+	}
+	if !strings.Contains(err.Error(), "locked by another process") {
+		t.Errorf("opening a locked store: %v", err)
+	}
 }
