@@ -38,6 +38,10 @@ func newAnthropic(base string, opts Options) (*anthropic, error) {
 	if key == "" {
 		return nil, errors.New("anthropic needs an API key: set ANTHROPIC_API_KEY")
 	}
+	if err := checkKeyTransport(base, "ANTHROPIC_API_KEY", opts); err != nil {
+		return nil, err
+	}
+	opts.HTTPClient = keyClient(opts.HTTPClient, "ANTHROPIC_API_KEY", opts)
 	model := opts.Model
 	if model == "" {
 		model = DefaultAnthropicModel

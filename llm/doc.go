@@ -15,6 +15,11 @@
 // a command, OpenAI-compatible servers that refuse json_schema), the system
 // prompt asks for JSON following it.
 //
+// A key is sent over plain http only to a server on this machine
+// (localhost, 127.0.0.0/8, ::1): New refuses any other http base that would
+// carry one, unless LORE_LLM_ALLOW_HTTP=1 or Options.AllowHTTP says the
+// network is trusted.
+//
 // The HTTP clients retry rate limits, overloads and network errors; a
 // command is run once. Every client is safe for concurrent use.
 package llm

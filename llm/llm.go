@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 )
@@ -74,6 +76,11 @@ type Options struct {
 	// failing server or a network error; 0 is DefaultMaxRetries and a
 	// negative number is none.
 	MaxRetries int
+	// AllowHTTP lets a key go to a server that is not on this machine over
+	// plain http, which anyone on the way can read; without it (or
+	// LORE_LLM_ALLOW_HTTP=1) New refuses such a client. Servers on this
+	// machine (localhost, 127.0.0.0/8, ::1) take plain http regardless.
+	AllowHTTP bool
 	// Sleep waits d before a retry, returning early with an error when ctx
 	// is done; nil waits on a timer. Tests make it instant.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -112,6 +119,52 @@ func New(spec string, opts Options) (Client, error) {
 		return newExec(rest, opts)
 	}
 	return nil, fmt.Errorf("unknown --llm %q: want openai:URL, anthropic[:URL] or exec:COMMAND", spec)
+}
+
+// allowHTTPEnv set to 1 is Options.AllowHTTP for a run.
+const allowHTTPEnv = "LORE_LLM_ALLOW_HTTP"
+
+// checkKeyTransport refuses to send the key held in keyVar to base over
+// plain http when base is not on this machine, unless allowed: a key
+// sent in the clear to a host on a network is a key given away.
+func checkKeyTransport(base, keyVar string, opts Options) error {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" || loopback(u.Hostname()) || opts.AllowHTTP || os.Getenv(allowHTTPEnv) == "1" {
+		return nil
+	}
+	return fmt.Errorf("refusing to send %s over plain http to %s: use https, or set %s=1 if the network is yours", keyVar, u.Host, allowHTTPEnv)
+}
+
+// keyClient is c, refusing as checkKeyTransport does a redirect that
+// would carry the key over plain http off this machine: Go forwards a
+// header such as Anthropic's x-api-key to wherever a 307 or 308 points.
+func keyClient(c *http.Client, keyVar string, opts Options) *http.Client {
+	kc := *c
+	next := c.CheckRedirect
+	kc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := checkKeyTransport(req.URL.String(), keyVar, opts); err != nil {
+			return fmt.Errorf("redirected: %w", err)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &kc
+}
+
+// loopback reports whether host names this machine: localhost (and its
+// subdomains, which resolve to it), 127.0.0.0/8 or ::1.
+func loopback(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // parseBase checks the base URL of an HTTP API and returns it without a

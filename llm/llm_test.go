@@ -3,6 +3,9 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +34,8 @@ func TestNew(t *testing.T) {
 		{spec: "openai:", opts: Options{Model: "m"}, wantErr: `bad URL "" in --llm`},
 		{spec: "openai:ftp://host/v1", opts: Options{Model: "m"}, wantErr: `bad URL "ftp://host/v1" in --llm`},
 		{spec: "anthropic", opts: Options{APIKey: "k"}, name: "anthropic:https://api.anthropic.com (" + DefaultAnthropicModel + ")"},
-		{spec: "anthropic:http://proxy:8080/", opts: Options{APIKey: "k", Model: "claude-opus-4-1"}, name: "anthropic:http://proxy:8080 (claude-opus-4-1)"},
+		{spec: "anthropic:http://proxy:8080/", opts: Options{APIKey: "k", Model: "claude-opus-4-1", AllowHTTP: true}, name: "anthropic:http://proxy:8080 (claude-opus-4-1)"},
+		{spec: "anthropic:http://proxy:8080/", opts: Options{APIKey: "k"}, wantErr: "refusing to send ANTHROPIC_API_KEY over plain http to proxy:8080: use https, or set LORE_LLM_ALLOW_HTTP=1"},
 		{spec: "anthropic", wantErr: "anthropic needs an API key: set ANTHROPIC_API_KEY"},
 		{spec: "anthropic:/v1", opts: Options{APIKey: "k"}, wantErr: `bad URL "/v1" in --llm`},
 		{spec: "exec:sh -c 'echo hi'", name: "exec:sh -c 'echo hi'"},
@@ -64,6 +68,62 @@ func TestNew(t *testing.T) {
 			}
 			if got := c.Name(); got != tt.name {
 				t.Errorf("Name() = %q, want %q", got, tt.name)
+			}
+		})
+	}
+}
+
+// TestKeyOverPlainHTTP: a key goes over plain http only to this machine,
+// or when the user says the network is theirs; a client without a key
+// sends none and may use any server.
+func TestKeyOverPlainHTTP(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv(allowHTTPEnv, "")
+	tests := []struct {
+		spec    string
+		key     string
+		allow   bool
+		env     string
+		refused bool
+	}{
+		{spec: "openai:http://localhost:11434/v1", key: "sk-planted-1234"},
+		{spec: "openai:http://LOCALHOST.:11434/v1", key: "sk-planted-1234"},
+		{spec: "openai:http://ollama.localhost:11434/v1", key: "sk-planted-1234"},
+		{spec: "openai:http://127.0.0.1:8000/v1", key: "sk-planted-1234"},
+		{spec: "openai:http://127.8.9.10/v1", key: "sk-planted-1234"},
+		{spec: "openai:http://[::1]:8000/v1", key: "sk-planted-1234"},
+		{spec: "openai:http://[::ffff:127.0.0.1]:8000/v1", key: "sk-planted-1234"},
+		{spec: "openai:https://llm.example/v1", key: "sk-planted-1234"},
+		{spec: "openai:http://llm.example/v1", key: ""}, // no key, nothing to leak
+		{spec: "openai:http://llm.example/v1", key: "sk-planted-1234", refused: true},
+		{spec: "openai:http://10.0.0.5:8000/v1", key: "sk-planted-1234", refused: true},
+		{spec: "openai:http://[fe80::1]:8000/v1", key: "sk-planted-1234", refused: true},
+		{spec: "openai:http://0.0.0.0:8000/v1", key: "sk-planted-1234", refused: true},
+		{spec: "openai:http://127.0.0.1.nip.io/v1", key: "sk-planted-1234", refused: true},
+		{spec: "openai:http://localhost.example/v1", key: "sk-planted-1234", refused: true},
+		{spec: "openai:HTTP://llm.example/v1", key: "sk-planted-1234", refused: true},
+		{spec: "openai:http://llm.example/v1", key: "sk-planted-1234", allow: true},
+		{spec: "openai:http://llm.example/v1", key: "sk-planted-1234", env: "1"},
+		{spec: "anthropic:http://proxy.example:8080", key: "ant-planted-5678", refused: true},
+		{spec: "anthropic:http://127.0.0.1:8080", key: "ant-planted-5678"},
+		{spec: "anthropic:http://proxy.example:8080", key: "ant-planted-5678", env: "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			t.Setenv(allowHTTPEnv, tt.env)
+			_, err := New(tt.spec, Options{Model: "m", APIKey: tt.key, AllowHTTP: tt.allow})
+			if tt.refused {
+				if err == nil || !strings.Contains(err.Error(), "refusing to send") || !strings.Contains(err.Error(), allowHTTPEnv) {
+					t.Fatalf("New(%q) = %v, want a refusal naming %s", tt.spec, err, allowHTTPEnv)
+				}
+				if strings.Contains(err.Error(), tt.key) {
+					t.Errorf("the refusal shows the key: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("New(%q): %v", tt.spec, err)
 			}
 		})
 	}
@@ -200,4 +260,59 @@ func helperSpec(t *testing.T, args string) string {
 	}
 	self, _ = filepath.Abs(self)
 	return strings.TrimSpace("exec:" + shellQuote(self) + " " + args)
+}
+
+// TestKeyNotRedirectedOverPlainHTTP: a server that redirects a request to
+// plain http off this machine does not get the key sent there; one that
+// redirects on this machine is followed.
+func TestKeyNotRedirectedOverPlainHTTP(t *testing.T) {
+	t.Setenv(allowHTTPEnv, "")
+	var answered int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/away/"):
+			w.Header().Set("Location", "http://llm.example"+strings.TrimPrefix(r.URL.Path, "/away"))
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		case strings.HasPrefix(r.URL.Path, "/here/"):
+			w.Header().Set("Location", strings.TrimPrefix(r.URL.Path, "/here"))
+			w.WriteHeader(http.StatusPermanentRedirect)
+		default:
+			answered++
+			w.Header().Set("Content-Type", "application/json")
+			if strings.HasSuffix(r.URL.Path, "/messages") {
+				io.WriteString(w, `{"content":[{"type":"text","text":"{}"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`)
+				return
+			}
+			io.WriteString(w, `{"choices":[{"message":{"content":"{}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`)
+		}
+	}))
+	defer srv.Close()
+	tests := []struct {
+		spec    string
+		refused bool
+	}{
+		{"openai:" + srv.URL + "/away/v1", true},
+		{"anthropic:" + srv.URL + "/away", true},
+		{"openai:" + srv.URL + "/here/v1", false},
+		{"anthropic:" + srv.URL + "/here", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			c, err := New(tt.spec, Options{Model: "m", APIKey: "sk-planted-1234", MaxRetries: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := answered
+			_, err = c.Complete(context.Background(), Request{Prompt: "hi"})
+			if tt.refused {
+				if err == nil || !strings.Contains(err.Error(), "refusing to send") {
+					t.Errorf("Complete = %v, want the redirect refused", err)
+				}
+				return
+			}
+			if err != nil || answered != before+1 {
+				t.Errorf("Complete = %v (answered %d), want the redirect followed", err, answered-before)
+			}
+		})
+	}
 }

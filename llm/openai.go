@@ -57,6 +57,12 @@ func newOpenAI(base string, opts Options) (*openAI, error) {
 	if u, _ := url.Parse(base); key == "" && u.Host == "api.openai.com" {
 		return nil, errors.New("openai needs an API key: set OPENAI_API_KEY")
 	}
+	if key != "" {
+		if err := checkKeyTransport(base, "OPENAI_API_KEY", opts); err != nil {
+			return nil, err
+		}
+		opts.HTTPClient = keyClient(opts.HTTPClient, "OPENAI_API_KEY", opts)
+	}
 	c := &openAI{
 		api:  api{name: "openai", keyVar: "OPENAI_API_KEY", key: key, client: opts.HTTPClient, retries: opts.MaxRetries, sleep: opts.Sleep},
 		base: base, shown: shown, model: opts.Model, timeout: opts.Timeout,

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,6 +24,9 @@ const (
 	DefaultLimit = 10
 	// MaxLimit caps search_knowledge's hits; a larger limit is lowered to it.
 	MaxLimit = 50
+	// RecordBootDeadline is how long boot_context waits to record the
+	// boot before it answers without the record.
+	RecordBootDeadline = 500 * time.Millisecond
 	// RecordConfidence is the confidence of an item recorded without one:
 	// an agent's claim in the moment is weaker evidence than a person's
 	// lore add (lore.DefaultConfidence). Whatever confidence a record
@@ -264,8 +268,11 @@ func (h *handlers) boot(ctx context.Context, _ *mcp.CallToolRequest, in BootInpu
 		bc.Items = []string{}
 	}
 	// The agent is better served by its context than by an error about
-	// bookkeeping, so a boot that cannot be recorded is only logged.
-	err = h.st.RecordBoot(ctx, lore.Boot{Repo: repo, Agent: agent, Task: strings.TrimSpace(in.Task), Items: bc.Items, Tokens: bc.Tokens})
+	// bookkeeping, so a boot that cannot be recorded in time (the store is
+	// locked by a long harvest, or read-only) is only logged.
+	rctx, cancel := context.WithTimeout(ctx, RecordBootDeadline)
+	defer cancel()
+	err = h.st.RecordBoot(rctx, lore.Boot{Repo: repo, Agent: agent, Task: strings.TrimSpace(in.Task), Items: bc.Items, Tokens: bc.Tokens})
 	if err != nil {
 		h.log.Warn("record boot", "err", err)
 	}

@@ -24,9 +24,13 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// busyTimeout is how long SQLite itself waits for another connection's
-// lock, before sqlitex retries.
-const busyTimeout = 5 * time.Second
+// DefaultBusyTimeout is how long a read waits for another process's lock
+// before it fails. Readers of a WAL store are never locked out by a
+// writer, so a read that waits longer than this meets something unusual
+// (a store in rollback mode, an exclusive lock held by hand), and an agent
+// waiting on boot is better told at once. Writers wait longer: sqlitex
+// retries their transactions while another process holds the store.
+const DefaultBusyTimeout = 500 * time.Millisecond
 
 // Store is a lore.Store in one SQLite file.
 type Store struct {
@@ -34,7 +38,8 @@ type Store struct {
 	path string
 	now  func() time.Time
 
-	w *sqlitex.Writer
+	w        *sqlitex.Writer
+	readOnly bool
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // prepared statements: multi-row inserts by shape, queries by text
@@ -46,17 +51,46 @@ var _ lore.Store = (*Store)(nil)
 type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// BusyTimeout is how long one statement waits for another process's
+	// lock; 0 means DefaultBusyTimeout. Write transactions are retried
+	// beyond it, for up to sqlitex.BusyDeadline.
+	BusyTimeout time.Duration
+	// ReadOnly opens an existing store for reading only: nothing is
+	// created, migrated or written, so a store in a read-only file or
+	// folder can be searched, and writes fail with ErrReadOnly.
+	ReadOnly bool
 }
+
+// ErrReadOnly is the error of a write to a store opened read-only.
+var ErrReadOnly = errors.New("the store is open for reading only")
 
 // Open opens the store at path, creating it (and its folder, 0700) when it
 // does not exist, and brings its schema up to date. The file and SQLite's
-// journal files are readable by their owner only.
+// journal files are readable by their owner only. A file that is an SQLite
+// database of something else is refused, untouched. A store that cannot be
+// written is opened as with ReadOnly when its schema is up to date.
 func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if opts.BusyTimeout <= 0 {
+		opts.BusyTimeout = DefaultBusyTimeout
+	}
+	if opts.ReadOnly {
+		s, err := openReadOnly(ctx, path, opts)
+		if !errors.Is(err, errMigrate) {
+			return s, err
+		}
+		// A store of an older lore is brought up to date first, as any
+		// command would, so that reading it finds the columns it expects;
+		// a new or broken one is made or reported on as by any command.
+	}
 	if err := create(path); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	checked := check(ctx, path, opts.BusyTimeout)
+	if checked != nil && !errors.Is(checked, errMigrate) {
+		return nil, checked
+	}
 	q := url.Values{}
-	q.Set("_busy_timeout", strconv.Itoa(int(busyTimeout/time.Millisecond)))
+	q.Set("_busy_timeout", strconv.Itoa(int(opts.BusyTimeout/time.Millisecond)))
 	q.Set("_txlock", "immediate")
 	q.Set("_foreign_keys", "1")
 	q.Set("_synchronous", "NORMAL")
@@ -67,19 +101,170 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	s := newStore(db, path, opts)
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		if checked == nil && sqlitex.ReadOnly(err) {
+			// An up-to-date store in a folder that cannot be written (where
+			// SQLite would put its WAL) is still read.
+			opts.ReadOnly = true
+			return openReadOnly(ctx, path, opts)
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
+	}
+	return s, nil
+}
+
+func newStore(db *sql.DB, path string, opts Options) *Store {
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db, path: path, now: opts.Now,
+	s := &Store{db: db, path: path, now: opts.Now, readOnly: opts.ReadOnly,
 		w: &sqlitex.Writer{DB: db, Path: path, What: "store", Stuck: "a lore or sqlite3 process",
 			After: map[string]func(context.Context, *sql.Tx) error{"0005_bands.sql": rebuildBands}}}
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
+	return s
+}
+
+// openReadOnly opens the store at path for reading only. It fails with
+// errMigrate when the store needs migrating first. Where SQLite may keep
+// its WAL index beside the store, the store is read as any reader reads
+// it, seeing a harvest that writes meanwhile; only in a folder it cannot
+// write is the store read as sqlitex.ReadOnlyURI does, as a file no one
+// changes.
+func openReadOnly(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := check(ctx, path, opts.BusyTimeout); err != nil {
+		return nil, err
 	}
-	return s, nil
+	if db, err := sharedReadOnlyDB(ctx, path, opts.BusyTimeout); err == nil {
+		return newStore(db, path, opts), nil
+	}
+	db, err := readOnlyDB(path, opts.BusyTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return newStore(db, path, opts), nil
+}
+
+// sharedReadOnlyDB opens the store at path with mode=ro, which takes the
+// readers' locks and reads the WAL, creating its -shm and -wal files as
+// lore's writers do; it fails where they cannot be created.
+func sharedReadOnlyDB(ctx context.Context, path string, busy time.Duration) (*sql.DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	uri := fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", sqlitex.EscapePath(abs), busy.Milliseconds())
+	db, err := sql.Open("sqlite", uri)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// readOnlyDB opens the SQLite database at path for reading only.
+func readOnlyDB(path string, busy time.Duration) (*sql.DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	hdr, err := sqlitex.Header(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	uri, _ := sqlitex.ReadOnlyURI(abs, hdr, busy)
+	db, err := sql.Open("sqlite", uri)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// errMigrate says the file needs what only a writable open does: making
+// the store, bringing its schema up to date, or finding out what is wrong
+// with it (as before check was added, so that the message stays).
+var errMigrate = errors.New("the store needs a writable open")
+
+// loreTables are tables every version of lore's schema has: a database
+// with a schema version and these is a lore store.
+var loreTables = []string{"items", "items_fts"}
+
+// check tells a lore store (nil, or errMigrate) from a file that is
+// not one, reading it without changing anything: an empty file or an
+// empty database is a store yet to be made; a database with tables of its
+// own belongs to another application, and migrating it would add lore's
+// tables to that application's data.
+func check(ctx context.Context, path string, busy time.Duration) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("open store %s: %w", path, err)
+	}
+	if fi.Size() == 0 {
+		return errMigrate // nothing yet: migrating makes the store
+	}
+	if _, err := sqlitex.Header(path); err != nil {
+		return errMigrate // not SQLite at all: Migrate says so, changing nothing
+	}
+	db, err := readOnlyDB(path, busy)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	explain := func(err error) error {
+		if sqlitex.Busy(err) {
+			// Only a writer waits longer (see DefaultBusyTimeout).
+			return fmt.Errorf("open store %s: the store is locked by another process (%w); try again when it is done", path, err)
+		}
+		return fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
+	}
+	var version int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return explain(err)
+	}
+	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master")
+	if err != nil {
+		return explain(err)
+	}
+	names := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return fmt.Errorf("open store %s: %w", path, err)
+		}
+		names[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("open store %s: %w", path, err)
+	}
+	if len(names) == 0 && version == 0 {
+		return errMigrate // an empty database: migrating makes the store
+	}
+	ours := version > 0
+	for _, t := range loreTables {
+		ours = ours && names[t]
+	}
+	if !ours {
+		return fmt.Errorf("%s is a SQLite database of another application, not a lore store; give another --store", path)
+	}
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	switch {
+	case version > len(files):
+		return fmt.Errorf("open store %s: the store has schema version %d, newer than this lore knows (%d): upgrade lore", path, version, len(files))
+	case version < len(files):
+		return errMigrate
+	}
+	return nil
 }
 
 // create makes the store's folder (0700) and an empty file (0600) when
@@ -173,7 +358,12 @@ func (s *Store) queryRow(ctx context.Context, query string, args []any, dest ...
 
 // write runs fn in a write transaction, retrying while another process
 // holds the store.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error { return s.w.Write(ctx, fn) }
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s.readOnly {
+		return ErrReadOnly
+	}
+	return s.w.Write(ctx, fn)
+}
 
 // micros and fromMicros convert times to and from the stored form.
 func micros(t time.Time) int64 { return t.UnixMicro() }

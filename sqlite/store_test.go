@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -463,5 +465,232 @@ func TestOddPaths(t *testing.T) {
 		if err != nil || n != 1 {
 			t.Errorf("%q: %d items after reopening (%v), want 1", name, n, err)
 		}
+	}
+}
+
+// TestOpenForeignDatabase: an SQLite file of another application, even
+// one with a schema version of its own, is refused, read-only or not, and
+// left as it was: no table added, no journal mode changed, no file made
+// beside it.
+func TestOpenForeignDatabase(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		schema string
+	}{
+		{"rollback journal", "CREATE TABLE sessions (id TEXT PRIMARY KEY, title TEXT); INSERT INTO sessions VALUES ('s1', 'hello');"},
+		{"wal", "PRAGMA journal_mode=WAL; CREATE TABLE messages (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO messages (body) VALUES ('hi');"},
+		{"schema version", "CREATE TABLE state (k TEXT, v TEXT); PRAGMA user_version = 3;"},
+		{"a table named items", "CREATE TABLE items (id INTEGER PRIMARY KEY); PRAGMA user_version = 7;"},
+		{"only an index", "CREATE TABLE t (x); CREATE INDEX t_x ON t (x); DROP TABLE t; CREATE VIEW v AS SELECT 1;"},
+	}
+	for _, tt := range tests {
+		for _, ro := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/readonly=%v", tt.name, ro), func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, "state.db")
+				db, err := sql.Open("sqlite", path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.Exec(tt.schema); err != nil {
+					t.Fatal(err)
+				}
+				db.Close()
+				before, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := Open(ctx, path, Options{ReadOnly: ro})
+				if err == nil {
+					s.Close()
+					t.Fatal("opened another application's database as a store")
+				}
+				want := path + " is a SQLite database of another application, not a lore store; give another --store"
+				if err.Error() != want {
+					t.Errorf("error %q, want %q", err, want)
+				}
+				after, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(before, after) {
+					t.Error("the database changed")
+				}
+				entries, _ := os.ReadDir(dir)
+				if len(entries) != 1 {
+					t.Errorf("files beside the database: %d entries, want 1", len(entries))
+				}
+			})
+		}
+	}
+}
+
+// TestOpenEmptyDatabase: an empty SQLite database (a file sqlite3 made and
+// nothing more) becomes a store, as an empty file does.
+func TestOpenEmptyDatabase(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 0; VACUUM"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenReadOnly: a store opened read-only reads what is there, creates
+// nothing beside it and refuses writes without touching the file.
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact, Confidence: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(ctx, path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := r.Search(ctx, lore.Query{Text: "config", Limit: 5})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("search: %d hits, %v; want 1", len(hits), err)
+	}
+	if err := r.RecordBoot(ctx, lore.Boot{Repo: "acme/api"}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("RecordBoot on a read-only store: %v, want ErrReadOnly", err)
+	}
+	if _, err := r.Add(ctx, []lore.Item{{Text: "Another fact about the api", Category: lore.CategoryFact}}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Add on a read-only store: %v, want ErrReadOnly", err)
+	}
+	// A reader takes readers' locks through the WAL index, as lore's
+	// writers keep it, so that it sees a harvest that writes meanwhile;
+	// nothing else appears beside the store.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if n := e.Name(); n != "lore.db" && n != "lore.db-wal" && n != "lore.db-shm" {
+			t.Errorf("a read-only open made %s beside the store", n)
+		}
+	}
+	r.Close()
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Error("the store changed")
+	}
+	if _, err := Open(ctx, filepath.Join(dir, "missing.db"), Options{ReadOnly: true}); err == nil {
+		t.Error("opened a missing store read-only")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing.db")); err == nil {
+		t.Error("a read-only open created a store")
+	}
+}
+
+// TestReadLockedStore: a store another process holds exclusively (one
+// in rollback mode, where a writer locks readers out) fails a read within
+// the busy timeout, rather than after a writer's wait.
+func TestReadLockedStore(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact, Confidence: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.SetMaxOpenConns(1)
+	if _, err := other.Exec("PRAGMA journal_mode=DELETE"); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := other.Exec("BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Exec("ROLLBACK")
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = s.Search(ctx, lore.Query{Text: "config", Limit: 5})
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("a read of a locked store took %s", took)
+	}
+	if err == nil {
+		t.Error("a read of an exclusively locked store succeeded")
+	}
+	// A store opened then says what is wrong.
+	start = time.Now()
+	r, err := Open(ctx, path, Options{ReadOnly: true})
+	if err == nil {
+		r.Close()
+		t.Fatal("opened an exclusively locked store")
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("opening a locked store took %s", took)
+	}
+	if !strings.Contains(err.Error(), "locked by another process") {
+		t.Errorf("opening a locked store: %v", err)
+	}
+}
+
+// TestReadOnlySeesWriters: a store opened read-only while no one has it
+// open still sees what a writer commits afterwards, as a search during a
+// harvest must: it is not read as a file no one changes.
+func TestReadOnlySeesWriters(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	w, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact, Confidence: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := Open(ctx, path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if hits, err := r.Search(ctx, lore.Query{Text: "config", Limit: 5}); err != nil || len(hits) != 1 {
+		t.Fatalf("the reader found %d items (%v), want 1", len(hits), err)
+	}
+	w, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Add(ctx, []lore.Item{{Text: "The worker reads its queue from redis on port 6380", Category: lore.CategoryFact, Confidence: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := r.Search(ctx, lore.Query{Text: "redis queue", Limit: 5}); err != nil || len(hits) != 1 {
+		t.Errorf("the reader found %d items a writer added after it opened (%v), want 1", len(hits), err)
 	}
 }

@@ -36,6 +36,11 @@ type bootOptions struct {
 // the session an empty context: an agent must never wait on lore.
 const hookDeadline = 2 * time.Second
 
+// recordDeadline is how long boot waits to record itself: the record is
+// bookkeeping for lore measure, and a store locked by a long harvest or
+// read-only must not hold up the context an agent is waiting for.
+const recordDeadline = 500 * time.Millisecond
+
 // noHooksEnv is set in every process lore starts for itself (a harvest
 // from a hook, an exec: model call): lore's hooks do nothing there, so
 // that they never loop.
@@ -150,9 +155,17 @@ func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 	for i, p := range c.Items {
 		ids[i] = p.ID
 	}
-	err = st.RecordBoot(ctx, lore.Boot{Session: opts.Session, Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task,
+	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
+	defer cancel()
+	err = st.RecordBoot(rctx, lore.Boot{Session: opts.Session, Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task,
 		Items: ids, Tokens: c.Tokens})
-	return c, err
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("the store stayed locked by another process for %s", recordDeadline)
+	}
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "lore boot: note: this boot is not recorded for lore measure: %v\n", err)
+	}
+	return c, nil
 }
 
 func bootRun(ctx context.Context, opts *bootOptions) error {

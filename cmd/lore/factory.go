@@ -24,8 +24,9 @@ type factory struct {
 	Executable func() (string, error)
 	// SelfCommand is a command that runs lore again with args.
 	SelfCommand func(args ...string) (*exec.Cmd, error)
-	// OpenStore opens the store file at path, creating it when missing.
-	OpenStore func(ctx context.Context, path string) (lore.Store, error)
+	// OpenStore opens the store file at path, creating it when missing;
+	// readOnly opens an existing one for reading only.
+	OpenStore func(ctx context.Context, path string, readOnly bool) (lore.Store, error)
 }
 
 // newFactory is the factory of a lore run on this machine: ios and env
@@ -36,8 +37,8 @@ func newFactory(ios *iostreams.IOStreams, env transcript.Env) *factory {
 		Env:         env,
 		Executable:  executable,
 		SelfCommand: selfCommand,
-		OpenStore: func(ctx context.Context, path string) (lore.Store, error) {
-			return sqlite.Open(ctx, path, sqlite.Options{})
+		OpenStore: func(ctx context.Context, path string, readOnly bool) (lore.Store, error) {
+			return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
 		},
 	}
 }

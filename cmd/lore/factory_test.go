@@ -20,8 +20,8 @@ type countingStores struct {
 	open   int
 }
 
-func (c *countingStores) openStore(ctx context.Context, path string) (lore.Store, error) {
-	st, err := sqlite.Open(ctx, path, sqlite.Options{})
+func (c *countingStores) openStore(ctx context.Context, path string, readOnly bool) (lore.Store, error) {
+	st, err := sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func TestBootHookStoreFails(t *testing.T) {
 	t.Parallel()
 	store := bootStore(t)
 	failing := func(f *factory) {
-		f.OpenStore = func(context.Context, string) (lore.Store, error) { return nil, errors.New("disk on fire") }
+		f.OpenStore = func(context.Context, string, bool) (lore.Store, error) { return nil, errors.New("disk on fire") }
 	}
 	r := runIn(t, testEnv(t.TempDir(), nil), `{"session_id":"x"}`, failing, "boot", "--format", "claude-hook", "--store", store)
 	want := `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":""}}` + "\n"

@@ -59,6 +59,7 @@ shows for certain. --llm asks a model instead:
                       key from OPENAI_API_KEY when the server needs one
   anthropic           the Anthropic API (anthropic:BASE_URL for another host); key from
                       ANTHROPIC_API_KEY
+  A key goes over plain http only to this machine: LORE_LLM_ALLOW_HTTP=1 allows another host.
   exec:COMMAND        a command that reads the prompt on stdin and prints the answer,
                       such as exec:'claude -p'
 

@@ -105,7 +105,7 @@ func parseStatusFilter(s string) (lore.Filter, error) {
 }
 
 func searchRun(ctx context.Context, opts *searchOptions) error {
-	s, err := opts.open(ctx, opts.Env, true)
+	s, err := opts.openRead(ctx, opts.Env)
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ starts so.
 }
 
 func showRun(ctx context.Context, opts *showOptions) error {
-	s, err := opts.open(ctx, opts.Env, true)
+	s, err := opts.openRead(ctx, opts.Env)
 	if err != nil {
 		return err
 	}

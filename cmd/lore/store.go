@@ -19,7 +19,7 @@ import (
 type storeOptions struct {
 	Store string // --store; empty: LORE_STORE, then $LORE_HOME/lore.db
 
-	openStore func(ctx context.Context, path string) (lore.Store, error) // the factory's OpenStore
+	openStore func(ctx context.Context, path string, readOnly bool) (lore.Store, error) // the factory's OpenStore
 }
 
 const storeHelp = `The store is $LORE_HOME/lore.db (LORE_HOME defaults to ~/.lore, created
@@ -74,11 +74,33 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 		return nil, err
 	}
 	if mustExist {
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no knowledge store at %s yet: lore add or lore import creates it", p)
+		if err := existing(p); err != nil {
+			return nil, err
 		}
 	}
-	return o.openStore(ctx, p)
+	return o.openStore(ctx, p, false)
+}
+
+// existing fails when there is no store at p.
+func existing(p string) error {
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no knowledge store at %s yet: lore add or lore import creates it", p)
+	}
+	return nil
+}
+
+// openRead opens an existing store for reading only, so that a command
+// that only reads works on a store in a read-only file or folder and
+// changes nothing.
+func (o *storeOptions) openRead(ctx context.Context, env transcript.Env) (lore.Store, error) {
+	p, err := o.storePath(env)
+	if err != nil {
+		return nil, err
+	}
+	if err := existing(p); err != nil {
+		return nil, err
+	}
+	return o.openStore(ctx, p, true)
 }
 
 // tempStore opens a new store in a temporary folder named with prefix,
@@ -88,7 +110,7 @@ func (o *storeOptions) tempStore(ctx context.Context, prefix string) (lore.Store
 	if err != nil {
 		return nil, err
 	}
-	st, err := o.openStore(ctx, filepath.Join(dir, "lore.db"))
+	st, err := o.openStore(ctx, filepath.Join(dir, "lore.db"), false)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err

@@ -95,6 +95,13 @@ func Busy(err error) bool {
 	return false
 }
 
+// ReadOnly reports whether err is SQLite saying the file cannot be
+// written: its mode, its folder's (where the WAL goes) or its file system.
+func ReadOnly(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY
+}
+
 // Explain turns SQLite's errors about the file itself into what a user
 // can act on; what names the file ("store", "archive"), restore says how
 // to get it back when damaged.
