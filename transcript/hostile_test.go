@@ -3,10 +3,13 @@ package transcript
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lorehq/lore"
 )
 
 // deepJSON is a value nested n levels: "[[[…]]]" or {"a":{"a":…}}, closed
@@ -146,5 +149,129 @@ func TestTooDeep(t *testing.T) {
 		if got := tooDeep([]byte(tt.data)); got != tt.want {
 			t.Errorf("%d: tooDeep = %v, want %v", i, got, tt.want)
 		}
+	}
+}
+
+// damagedStateDB writes a Hermes state.db of n sessions of two messages
+// each, then overwrites a leaf page in the middle of each of the tables
+// and indexes named (its only one when the index is small), as a disk
+// error would. It returns how many entries
+// were on each of those pages.
+func damagedStateDB(t testing.TB, path string, n int, names ...string) map[string]int {
+	t.Helper()
+	db := sqlitedbExec(t, path, hermesSchemaV2)
+	pad := strings.Repeat("p", 300)
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s%04d", i)
+		if _, err := tx.Exec(`INSERT INTO sessions (id, source, system_prompt, started_at) VALUES (?, 'cli', ?, ?)`, id, pad, 1778922000+i); err != nil {
+			t.Fatal(err)
+		}
+		for j, role := range []string{"user", "assistant"} {
+			if _, err := tx.Exec(`INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)`, id, role, role+" "+pad, 1778922000+i*10+j); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var pageSize int64
+	if err := db.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	damage := map[string][2]int64{} // name: page number, entries
+	for _, name := range names {
+		rows, err := db.Query(`SELECT pageno, ncell FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno`, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pages [][2]int64
+		for rows.Next() {
+			var p [2]int64
+			if err := rows.Scan(&p[0], &p[1]); err != nil {
+				t.Fatal(err)
+			}
+			pages = append(pages, p)
+		}
+		rows.Close()
+		if len(pages) == 0 {
+			t.Fatalf("%s has no leaf page", name)
+		}
+		damage[name] = pages[len(pages)/2]
+	}
+	db.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lost := map[string]int{}
+	for name, p := range damage {
+		if _, err := f.WriteAt(bytes.Repeat([]byte{0x5a}, int(pageSize)), (p[0]-1)*pageSize); err != nil {
+			t.Fatal(err)
+		}
+		lost[name] = int(p[1])
+	}
+	return lost
+}
+
+// A damaged page of state.db costs the sessions on it, not the listing:
+// the scan stopped at the first bad page and listed the sessions before
+// it. A damaged index costs nothing: the tables are read without it.
+func TestHermesDamagedDB(t *testing.T) {
+	const n = 300
+	tests := []struct {
+		name   string
+		damage []string
+	}{
+		{"tables", []string{"sessions", "messages"}},
+		{"sessions", []string{"sessions"}},
+		{"messages", []string{"messages"}},
+		{"indexes", []string{"sqlite_autoindex_sessions_1", "idx_messages_session", "idx_sessions_started"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "state.db")
+			lost := damagedStateDB(t, path, n, tt.damage...)
+			if err := os.WriteFile(filepath.Join(dir, "good.jsonl"), hostileLines(nil), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, keep := range []bool{false, true} {
+				res, err := Scan(context.Background(), []string{dir}, Options{Messages: keep, NoGit: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				hermes, turns := 0, 0
+				for _, s := range res.Sessions {
+					if s.Agent == lore.AgentHermes {
+						hermes++
+						turns += s.UserMessages + s.AssistantMessages
+					}
+				}
+				if want := n - lost["sessions"]; hermes != want {
+					t.Errorf("listed %d of %d sessions, want %d (all but the %d on the damaged page)", hermes, n, want, lost["sessions"])
+				}
+				if turns < 2*hermes-lost["messages"] {
+					t.Errorf("read %d turns of %d sessions, want all but the %d messages on the damaged page", turns, hermes, lost["messages"])
+				}
+				if len(res.Sessions) != hermes+1 {
+					t.Errorf("the transcript beside state.db is not listed")
+				}
+				if lost["sessions"]+lost["messages"] == 0 {
+					if len(res.Problems) != 0 {
+						t.Errorf("problems %v, want none", res.Problems)
+					}
+					continue
+				}
+				if len(res.Problems) != 1 || res.Problems[0].Path != path || !strings.Contains(res.Problems[0].Err.Error(), "damaged") {
+					t.Errorf("problems %v, want one saying %s is damaged", res.Problems, path)
+				}
+			}
+		})
 	}
 }
