@@ -830,10 +830,5 @@ func hermesReadDBAround(ctx context.Context, in *input, d *sqlitedbDB, emit emit
 		}
 		emit(h.finish(r.id, r.id))
 	}
-	if lostSessions+lostMessages == 0 {
-		// The ordered scans failed on an index: the tables were whole.
-		return nil
-	}
-	return fmt.Errorf("SQLite database is damaged: %d sessions read around %d unreadable stretches of the sessions table and %d of the messages table",
-		listed, lostSessions, lostMessages)
+	return sqlitedbReadAround(listed, lostSessions, lostMessages)
 }

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -179,6 +180,15 @@ func damagedStateDB(t testing.TB, path string, n int, names ...string) map[strin
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	return damagePages(t, db, path, names...)
+}
+
+// damagePages closes db and overwrites a leaf page in the middle of each
+// of the tables and indexes named (its only one when the index is small),
+// as a disk error would. It returns how many entries were on each of those
+// pages.
+func damagePages(t testing.TB, db *sql.DB, path string, names ...string) map[string]int {
+	t.Helper()
 	var pageSize int64
 	if err := db.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
 		t.Fatal(err)
@@ -270,6 +280,65 @@ func TestHermesDamagedDB(t *testing.T) {
 				}
 				if len(res.Problems) != 1 || res.Problems[0].Path != path || !strings.Contains(res.Problems[0].Err.Error(), "damaged") {
 					t.Errorf("problems %v, want one saying %s is damaged", res.Problems, path)
+				}
+			}
+		})
+	}
+}
+
+// damagedGooseDB writes a Goose sessions.db of n sessions of two messages
+// each, then damages a page of each of the tables named (damagePages).
+func damagedGooseDB(t testing.TB, path string, n int, names ...string) map[string]int {
+	t.Helper()
+	db := sqlitedbExec(t, path, gooseSchema)
+	pad := strings.Repeat("p", 300)
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s%04d", i)
+		if _, err := tx.Exec(`INSERT INTO sessions (id, description, working_dir) VALUES (?, ?, '/w')`, id, pad); err != nil {
+			t.Fatal(err)
+		}
+		for j, role := range []string{"user", "assistant"} {
+			content := `[{"type":"text","text":"` + role + " " + pad + `"}]`
+			if _, err := tx.Exec(`INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, ?)`, id, role, content, 1778922000+i*10+j); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return damagePages(t, db, path, names...)
+}
+
+// Goose's sessions.db is read around damage as Hermes's state.db is.
+func TestGooseDamagedDB(t *testing.T) {
+	const n = 300
+	for _, damage := range [][]string{{"sessions", "messages"}, {"idx_messages_session"}} {
+		t.Run(strings.Join(damage, ","), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sessions.db")
+			lost := damagedGooseDB(t, path, n, damage...)
+			for _, keep := range []bool{false, true} {
+				res, err := Scan(context.Background(), []string{path}, Options{Messages: keep, NoGit: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				turns := 0
+				for _, s := range res.Sessions {
+					turns += s.UserMessages + s.AssistantMessages
+				}
+				if want := n - lost["sessions"]; len(res.Sessions) != want {
+					t.Errorf("listed %d of %d sessions, want %d (all but the %d on the damaged page)", len(res.Sessions), n, want, lost["sessions"])
+				}
+				if turns < 2*len(res.Sessions)-lost["messages"] {
+					t.Errorf("read %d turns of %d sessions, want all but the %d messages on the damaged page", turns, len(res.Sessions), lost["messages"])
+				}
+				damaged := lost["sessions"]+lost["messages"] > 0
+				if damaged != (len(res.Problems) == 1) || len(res.Problems) > 1 {
+					t.Errorf("problems %v; want one saying the file is damaged only when rows were lost", res.Problems)
 				}
 			}
 		})

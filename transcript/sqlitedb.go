@@ -365,6 +365,17 @@ func (d *sqlitedbDB) sqlitedbPast(ctx context.Context, table string, bad int64) 
 	return hi, true, nil
 }
 
+// sqlitedbReadAround is the error of a read around damage: nil when no
+// row was lost (the ordered scans failed on an index, the tables were
+// whole), else how much was read and lost.
+func sqlitedbReadAround(listed, lostSessions, lostMessages int) error {
+	if lostSessions+lostMessages == 0 {
+		return nil
+	}
+	return fmt.Errorf("SQLite database is damaged: %d sessions read around %d unreadable stretches of the sessions table and %d of the messages table",
+		listed, lostSessions, lostMessages)
+}
+
 // sqlitedbCompare orders two scanned values as SQLite's ORDER BY does:
 // NULL, then numbers, then text, then blobs.
 func sqlitedbCompare(a, b any) int {
