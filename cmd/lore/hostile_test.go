@@ -179,3 +179,46 @@ func TestSessionsHostile(t *testing.T) {
 		})
 	}
 }
+
+// Every command that reads transcripts skips a file nested millions of
+// levels deep with one line naming it, and reads the others: each of them
+// overflowed the stack (exit 2, a stack trace) on it.
+func TestCommandsDeepTranscript(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "deep.jsonl")
+	if err := os.WriteFile(deep, append(bytes.Repeat([]byte(`{"a":`), 4<<20), "\n{}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "good.jsonl"), claudeTurns("good", nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(t.TempDir(), "lore.db")
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"sessions", dir}, 0},
+		{[]string{"sessions", "show", deep}, 1},
+		{[]string{"sample", dir}, 0},
+		{[]string{"measure", dir}, 0},
+		{[]string{"harvest", dir, "--store", store}, 0},
+		{[]string{"harvest", deep, "--store", store}, 1},
+	}
+	for i, tt := range tests {
+		t.Run(fmt.Sprint(i, tt.args[0]), func(t *testing.T) {
+			r := runLore(t, "", tt.args...)
+			if strings.Contains(r.err, "goroutine ") || r.code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%.2000s", r.code, tt.code, r.err)
+			}
+			var said []string
+			for _, l := range strings.Split(r.err, "\n") {
+				if strings.Contains(l, "nested") {
+					said = append(said, l)
+				}
+			}
+			if len(said) != 1 || !strings.Contains(said[0], deep+": ") {
+				t.Errorf("stderr:\n%s\nwant one line naming %s and why", r.err, deep)
+			}
+		})
+	}
+}
