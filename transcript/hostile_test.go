@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/lorehq/lore"
 )
 
@@ -342,5 +344,20 @@ func TestGooseDamagedDB(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The readers parse JSON held in strings (tool results, Codex outputs,
+// SWE-agent states) with fastjson alone, trusting its own depth bound; an
+// upgrade that dropped it would bring the stack overflow back.
+func TestFastjsonBoundsDepth(t *testing.T) {
+	var p fastjson.Parser
+	for _, b := range [][2]string{{"[", "]"}, {`{"a":`, "}"}} {
+		if _, err := p.ParseBytes(deepJSON(b[0], b[1], hostileDepth, true)); err == nil {
+			t.Errorf("%s×%d parsed", b[0], hostileDepth)
+		}
+		if _, err := p.ParseBytes(deepJSON(b[0], b[1], maxDepth, true)); err != nil {
+			t.Errorf("%s×%d (maxDepth) not parsed: the bound is not fastjson's", b[0], maxDepth)
+		}
 	}
 }
