@@ -372,7 +372,7 @@ func sqlitedbReadAround(listed, lostSessions, lostMessages int) error {
 	if lostSessions+lostMessages == 0 {
 		return nil
 	}
-	return fmt.Errorf("SQLite database is damaged: %d sessions read around %d unreadable stretches of the sessions table and %d of the messages table",
+	return fmt.Errorf("SQLite database is damaged: %d sessions read, rows lost in %d places of the sessions table and %d of the messages table",
 		listed, lostSessions, lostMessages)
 }
 
