@@ -273,6 +273,7 @@ func FuzzAider(f *testing.F) {
 		}
 	}
 	f.Add([]byte("\n# aider chat started at 2025-01-01 00:00:00\n\n####  \n>\n#### /run  \n> Error running command  \n"))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, ".aider.chat.history.md", data)
 	})

@@ -351,6 +351,7 @@ func FuzzClaude(f *testing.F) {
 	seedFiles(f, "", "testdata/claude/*.jsonl")
 	seedFiles(f, "", "testdata/claude/*/*/*.jsonl")
 	f.Add([]byte(`{"type":"assistant","sessionId":"s","message":{"id":"m","content":[{"type":"tool_use"}],"usage":{"input_tokens":"x"}}}` + "\n" + `{"type":"user","sessionId":"s","message":{"content":[{"type":"tool_result","is_error":true}]}}{"type":"user"`))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzFile(t, "f.jsonl", data) })
 }
 

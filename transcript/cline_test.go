@@ -299,6 +299,7 @@ func FuzzCline(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`[{"ts":1,"type":"say","say":"api_req_started","text":"{\"tokensIn\":"}]`))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "ui_messages.json", data)
 		fuzzFile(t, "api_conversation_history.json", data)

@@ -435,6 +435,7 @@ func FuzzCodex(f *testing.F) {
 	}
 	f.Add([]byte(codexLines(codexMeta, codexUser, codexCall, codexOutBad, codexAborted)))
 	f.Add([]byte(codexLines(codexMeta, `{"timestamp":"x","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-5}}}}`)))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "rollout-2026-01-01T00-00-00-11111111-2222-4333-8444-555555555555.jsonl", data)
 	})

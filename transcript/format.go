@@ -334,22 +334,28 @@ func readFile(ctx context.Context, in *input, emit emitFunc) error {
 			return f.read(ctx, in, emit)
 		}
 	}
-	if looksBinary(head) {
-		return notTranscript("binary data")
-	}
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	trimmed = bytes.TrimPrefix(trimmed, []byte("\ufeff"))
-	switch {
-	case len(trimmed) > 0 && trimmed[0] == '{':
-		if v := in.firstObject(trimmed); v != nil {
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		// A line format is told by its first line alone, so a NUL further
+		// on (a line of zeros left by a crash) is one damaged line for
+		// the reader to skip, not a binary file.
+		v, err := in.firstObject(trimmed)
+		if err != nil {
+			return err
+		}
+		if v != nil {
 			for _, f := range lineFormats {
 				if f.sniff(name, v) {
 					return f.read(ctx, in, emit)
 				}
 			}
 		}
-		return readDocument(ctx, in, name, emit)
-	case len(trimmed) > 0 && trimmed[0] == '[':
+	}
+	if looksBinary(head) {
+		return notTranscript("binary data")
+	}
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		return readDocument(ctx, in, name, emit)
 	}
 	return notTranscript("neither JSON nor a known text format")
@@ -365,8 +371,9 @@ func (in *input) parser() *fastjson.Parser {
 // firstObject parses the first line of a file that starts with '{' (the
 // head with leading space trimmed), for line formats to sniff. The line
 // may be longer than the head (a base64 image) or hold two objects; nil
-// when it is no JSON object.
-func (in *input) firstObject(trimmed []byte) *fastjson.Value {
+// when it is no JSON object. A line nested too deeply to be read is an
+// error: the file's format cannot be told, and no reader should try.
+func (in *input) firstObject(trimmed []byte) (*fastjson.Value, error) {
 	line := firstLine(trimmed)
 	switch {
 	case line != nil:
@@ -376,28 +383,32 @@ func (in *input) firstObject(trimmed []byte) *fastjson.Value {
 		line = bytes.TrimSpace(trimmed) // a one-line file with no line end
 	}
 	if len(line) == 0 {
-		return nil
+		return nil, nil
 	}
 	p := in.parser()
 	v, err := p.ParseBytes(line)
 	if err != nil {
+		if tooDeep(line) {
+			return nil, fmt.Errorf("first line: %w", errTooDeep)
+		}
 		// Two objects written on one line: sniff the first.
 		var first json.RawMessage
 		if json.NewDecoder(bytes.NewReader(line)).Decode(&first) != nil {
-			return nil
+			return nil, nil
 		}
 		if v, err = p.ParseBytes(first); err != nil {
-			return nil
+			return nil, nil
 		}
 	}
 	if v.Type() != fastjson.TypeObject {
-		return nil
+		return nil, nil
 	}
-	return v
+	return v, nil
 }
 
-// readFirstLine reads the first non-blank line of the input whole (up to
-// maxLine).
+// readFirstLine reads the first non-blank line of the input whole. A line
+// longer than maxLine is passed over, as the line readers pass it over
+// with a warning: the next line tells the format.
 func (in *input) readFirstLine() []byte {
 	rc, err := in.open()
 	if err != nil {
@@ -408,10 +419,10 @@ func (in *input) readFirstLine() []byte {
 	defer lr.release()
 	for {
 		line, err := lr.next()
-		if err != nil || lr.skipped {
+		if err != nil {
 			return nil
 		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
+		if line = bytes.TrimSpace(line); len(line) > 0 && !lr.skipped {
 			return append([]byte(nil), line...)
 		}
 	}
@@ -444,6 +455,9 @@ func readDocument(ctx context.Context, in *input, name string, emit emitFunc) er
 	}
 	doc, err := in.parser().ParseBytes(data)
 	if err != nil {
+		if tooDeep(data) {
+			return errTooDeep
+		}
 		// A JSON-lines file whose first line no format claimed, or a
 		// damaged document.
 		if first := firstLine(data); first != nil && fastjson.ValidateBytes(first) == nil {

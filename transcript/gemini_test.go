@@ -343,6 +343,7 @@ func FuzzGemini(f *testing.F) {
 		}
 	}
 	f.Add([]byte(geminiLog(geminiMetaLine, geminiU1, geminiG2, `{"$rewindTo":"u1"}`, geminiG2, `{"$set":{"messages":[{"id":"u1"},{"id":5}]}}`)))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "session-2026-01-01T00-00-a1b2c3d4.jsonl", data)
 	})
@@ -355,6 +356,7 @@ func FuzzGeminiCheckpoint(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`[{"role":"model","parts":[{"functionCall":{"name":"x"}}]},{"role":"user","parts":[{"functionResponse":{"response":{"error":1}}}]}]`))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "checkpoint-x.json", data)
 	})

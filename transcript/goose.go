@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -316,8 +317,10 @@ func gooseDBMatch(s sqlitedbSchema) bool {
 	return s.has("sessions", "id", "working_dir") && s.has("messages", "session_id", "role", "content_json")
 }
 
-func gooseReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
-	s := d.schema
+// gooseDBQuery is what gooseReadDB selects from each table.
+type gooseDBQuery struct{ sessionCols, messageCols string }
+
+func gooseQuery(s sqlitedbSchema) gooseDBQuery {
 	col := func(c string) string { return s.col("sessions", c) }
 	// Timestamps as text: the driver would turn TIMESTAMP columns into
 	// times in its own way; sqlitedbTime reads them like any text.
@@ -327,34 +330,146 @@ func gooseReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) e
 		}
 		return "NULL"
 	}
-	sq := fmt.Sprintf(`SELECT id, working_dir, %s, %s, %s, %s, %s, %s, %s, %s FROM sessions ORDER BY id`,
-		text("created_at"), text("updated_at"), col("accumulated_input_tokens"), col("accumulated_output_tokens"),
-		col("input_tokens"), col("output_tokens"), col("model_config_json"), col("session_type"))
-	mq := fmt.Sprintf(`SELECT session_id, role, content_json, %s, %s, length(CAST(content_json AS BLOB)) FROM messages ORDER BY session_id, id`,
-		s.col("messages", "created_timestamp"), s.col("messages", "metadata_json"))
-	srows, err := d.query(ctx, sq)
+	return gooseDBQuery{
+		sessionCols: fmt.Sprintf(`id, working_dir, %s, %s, %s, %s, %s, %s, %s, %s`,
+			text("created_at"), text("updated_at"), col("accumulated_input_tokens"), col("accumulated_output_tokens"),
+			col("input_tokens"), col("output_tokens"), col("model_config_json"), col("session_type")),
+		messageCols: fmt.Sprintf(`session_id, role, content_json, %s, %s, length(CAST(content_json AS BLOB))`,
+			s.col("messages", "created_timestamp"), s.col("messages", "metadata_json")),
+	}
+}
+
+// gooseRow is one sessions row, as gooseQuery selects it.
+type gooseRow struct {
+	id                                       string
+	wd, created, updated, accIn, accOut, tin any
+	tout, cfg, typ                           any
+}
+
+func (r *gooseRow) scan(rows *sql.Rows, rowid ...any) error {
+	var id any
+	err := rows.Scan(append(rowid, &id, &r.wd, &r.created, &r.updated, &r.accIn, &r.accOut, &r.tin, &r.tout, &r.cfg, &r.typ)...)
+	r.id = sqlitedbText(id)
+	return err
+}
+
+// gooseDBSession is a session being read from the database, with the
+// parsers its rows' JSON needs.
+type gooseDBSession struct {
+	*gooseSession
+	row  *gooseRow
+	msgs int
+}
+
+// gooseParsers are the parsers of one database read.
+type gooseParsers struct{ content, meta, cfg fastjson.Parser }
+
+func (r *gooseRow) session(in *input, p *gooseParsers) *gooseDBSession {
+	g := &gooseSession{b: in.builder(lore.AgentGoose)}
+	switch sqlitedbText(r.typ) {
+	case "sub_agent", "hidden":
+		g.side = true
+	}
+	b := g.b
+	b.s.Size = 0
+	b.s.Cwd = sqlitedbText(r.wd)
+	if c := sqlitedbText(r.cfg); c != "" {
+		if v, err := p.cfg.Parse(c); err == nil {
+			b.s.Model = str(v, "model_name")
+		}
+	}
+	b.usage(gooseUsage(r.accIn, r.accOut, r.tin, r.tout))
+	return &gooseDBSession{gooseSession: g, row: r}
+}
+
+// finish ends the session; false for a row without an id, which names no
+// session.
+func (g *gooseDBSession) finish() (*lore.Session, bool) {
+	if g.msgs == 0 {
+		// No message times: the row's own, which SQLite wrote in UTC.
+		g.b.at(sqlitedbTime(g.row.created, time.UTC))
+		g.b.at(sqlitedbTime(g.row.updated, time.UTC))
+	}
+	if g.row.id == "" {
+		return nil, false
+	}
+	return g.gooseSession.finish(g.row.id, g.row.id), true
+}
+
+// gooseMsgRow is one messages row, as gooseQuery selects it. The byte
+// fields are the driver's until the next row unless copied.
+type gooseMsgRow struct {
+	sid, role, content, meta sql.RawBytes
+	created                  any
+	size                     sql.NullInt64
+}
+
+func (m *gooseMsgRow) scan(rows *sql.Rows, rowid ...any) error {
+	return rows.Scan(append(rowid, &m.sid, &m.role, &m.content, &m.created, &m.meta, &m.size)...)
+}
+
+// own copies the row's bytes, for a row kept past the next.
+func (m *gooseMsgRow) own() {
+	for _, b := range []*sql.RawBytes{&m.sid, &m.role, &m.content, &m.meta} {
+		if *b != nil {
+			*b = append(sql.RawBytes{}, *b...)
+		}
+	}
+}
+
+func (m *gooseMsgRow) addTo(g *gooseDBSession, p *gooseParsers) {
+	g.msgs++
+	g.b.s.Size += m.size.Int64
+	content, err := p.content.ParseBytes(m.content)
+	if err != nil {
+		g.b.warn(0, fmt.Errorf("message %d: content_json: %v", g.msgs, jsonDamage(m.content)))
+		return
+	}
+	var meta *fastjson.Value
+	if len(m.meta) > 0 {
+		meta, _ = p.meta.ParseBytes(m.meta)
+	}
+	g.message(m.role, sqlitedbTime(m.created, time.UTC), content, meta)
+}
+
+// gooseReadDB reads sessions.db in two ordered scans, sessions and
+// messages side by side; a damaged database is read again row by row
+// around the damage, as Hermes's state.db is (hermesReadDB).
+func gooseReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
+	var found []*lore.Session
+	err := gooseReadDBInOrder(ctx, in, d, func(s *lore.Session) { found = append(found, s) })
+	if err != nil && sqlitedbDamaged(err) {
+		return gooseReadDBAround(ctx, in, d, emit)
+	}
+	for _, s := range found {
+		emit(s)
+	}
+	return err
+}
+
+func gooseReadDBInOrder(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
+	q := gooseQuery(d.schema)
+	srows, err := d.query(ctx, `SELECT `+q.sessionCols+` FROM sessions ORDER BY id`)
 	if err != nil {
 		return err
 	}
 	defer srows.Close()
-	mrows, err := d.query(ctx, mq)
+	mrows, err := d.query(ctx, `SELECT `+q.messageCols+` FROM messages ORDER BY session_id, id`)
 	if err != nil {
 		return err
 	}
 	defer mrows.Close()
 
 	var (
-		pc, pm, pcfg                 fastjson.Parser
-		mSID, mRole, mContent, mMeta sql.RawBytes
-		mCreated                     any
-		mSize                        sql.NullInt64
+		p gooseParsers
+		m gooseMsgRow
 	)
 	nextMsg := func() bool {
 		if !mrows.Next() {
 			return false
 		}
-		if err := mrows.Scan(&mSID, &mRole, &mContent, &mCreated, &mMeta, &mSize); err != nil {
-			mSID = nil
+		if err := m.scan(mrows); err != nil {
+			m.sid = nil
 		}
 		return true
 	}
@@ -363,59 +478,73 @@ func gooseReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var (
-			id                                       string
-			wd, created, updated, accIn, accOut, tin any
-			tout, cfg, typ                           any
-		)
-		if err := srows.Scan(&id, &wd, &created, &updated, &accIn, &accOut, &tin, &tout, &cfg, &typ); err != nil {
+		var r gooseRow
+		if err := r.scan(srows); err != nil {
 			return sqlitedbError(err)
 		}
-		g := &gooseSession{b: in.builder(lore.AgentGoose)}
-		switch sqlitedbText(typ) {
-		case "sub_agent", "hidden":
-			g.side = true
-		}
-		b := g.b
-		b.s.Size = 0
-		b.s.Cwd = sqlitedbText(wd)
-		if c := sqlitedbText(cfg); c != "" {
-			if v, err := pcfg.Parse(c); err == nil {
-				b.s.Model = str(v, "model_name")
-			}
-		}
-		b.usage(gooseUsage(accIn, accOut, tin, tout))
-		msgs := 0
-		for haveMsg && string(mSID) < id {
+		g := r.session(in, &p)
+		for haveMsg && string(m.sid) < r.id {
 			haveMsg = nextMsg()
 		}
-		for haveMsg && string(mSID) == id {
-			msgs++
-			b.s.Size += mSize.Int64
-			content, err := pc.ParseBytes(mContent)
-			if err != nil {
-				b.warn(0, fmt.Errorf("message %d: content_json: %v", msgs, jsonDamage(mContent)))
-			} else {
-				var meta *fastjson.Value
-				if len(mMeta) > 0 {
-					meta, _ = pm.ParseBytes(mMeta)
-				}
-				g.message(mRole, sqlitedbTime(mCreated, time.UTC), content, meta)
-			}
+		for haveMsg && string(m.sid) == r.id {
+			m.addTo(g, &p)
 			haveMsg = nextMsg()
 		}
-		if msgs == 0 {
-			// No message times: the row's own, which SQLite wrote in UTC.
-			b.at(sqlitedbTime(created, time.UTC))
-			b.at(sqlitedbTime(updated, time.UTC))
+		if s, ok := g.finish(); ok {
+			emit(s)
 		}
-		if id == "" {
-			continue
-		}
-		emit(g.finish(id, id))
 	}
 	if err := srows.Err(); err != nil {
 		return sqlitedbError(err)
 	}
 	return sqlitedbError(mrows.Err())
+}
+
+// gooseReadDBAround reads a damaged sessions.db by rowid, passing over the
+// rows it cannot read; messages keep their order by id (the rowid).
+func gooseReadDBAround(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
+	q := gooseQuery(d.schema)
+	var rows []gooseRow
+	lostSessions, err := d.eachRowAround(ctx, "sessions", q.sessionCols, func(rs *sql.Rows) (int64, error) {
+		var (
+			rowid int64
+			r     gooseRow
+		)
+		if err := r.scan(rs, &rowid); err == nil {
+			rows = append(rows, r)
+		}
+		return rowid, nil
+	})
+	if err != nil {
+		return err
+	}
+	msgs := map[string][]gooseMsgRow{}
+	lostMessages, err := d.eachRowAround(ctx, "messages", q.messageCols, func(rs *sql.Rows) (int64, error) {
+		var (
+			rowid int64
+			m     gooseMsgRow
+		)
+		if err := m.scan(rs, &rowid); err == nil {
+			m.own()
+			msgs[string(m.sid)] = append(msgs[string(m.sid)], m)
+		}
+		return rowid, nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].id < rows[j].id })
+	var p gooseParsers
+	listed := 0
+	for i := range rows {
+		g := rows[i].session(in, &p)
+		for _, m := range msgs[rows[i].id] {
+			m.addTo(g, &p)
+		}
+		if s, ok := g.finish(); ok {
+			listed++
+			emit(s)
+		}
+	}
+	return sqlitedbReadAround(listed, lostSessions, lostMessages)
 }

@@ -407,6 +407,7 @@ func FuzzGoose(f *testing.F) {
 		f.Add(data[:len(data)/2])
 	}
 	f.Add([]byte(`{"role":"assistant","created":1,"content":[{"type":"toolResponse","toolResult":{"value":{"isError":true}}},{"type":"toolRequest"}]}` + "\n"))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "20250513_151042.jsonl", data)
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,4 +130,18 @@ func localTime(t testing.TB, s string) time.Time {
 	}
 	t.Fatalf("bad local time %q", s)
 	return time.Time{}
+}
+
+// seedHostile adds the inputs that once cost a whole run or a whole file
+// as fuzz seeds: JSON nested past maxDepth, in the first line and after
+// it, and a line of NULs.
+func seedHostile(f *testing.F) {
+	for _, open := range []string{"[", `{"a":`} {
+		deep := strings.Repeat(open, 20000)
+		f.Add([]byte(deep))
+		f.Add([]byte(deep + "\n{}\n"))
+		f.Add([]byte("{}\n" + deep + "\n{}\n"))
+		f.Add([]byte(strings.Repeat(open, maxDepth+1) + "1"))
+	}
+	f.Add([]byte("{}\n" + strings.Repeat("\x00", 64) + "\n{}\n"))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -597,14 +598,15 @@ const hermesContentSQL = `CASE WHEN role = 'tool' THEN
 	CASE WHEN instr(content, '"exit_code"') > 0 OR instr(content, '"error"') > 0 THEN content END
 	ELSE substr(ltrim(content, ' ' || char(9, 10, 13)), 1, 64) END`
 
-func hermesReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
-	s := d.schema
-	sq := fmt.Sprintf(`SELECT id, %s, started_at, %s, %s, %s, %s, %s, %s FROM sessions ORDER BY id`,
-		s.col("sessions", "model"), s.col("sessions", "ended_at"), s.col("sessions", "end_reason"),
-		s.col("sessions", "input_tokens"), s.col("sessions", "output_tokens"),
-		s.col("sessions", "cache_read_tokens"), s.col("sessions", "cache_write_tokens"))
+// hermesDBQuery is what hermesReadDB selects from each table.
+type hermesDBQuery struct {
+	sessionCols, messageCols string
+	byTime                   bool // messages are ordered by timestamp, then id
+}
+
+func hermesQuery(s sqlitedbSchema, keep bool) hermesDBQuery {
 	content, reasoning := hermesContentSQL, "NULL"
-	if in.opts.Messages {
+	if keep {
 		content = "content"
 		if s["messages"]["reasoning"] {
 			reasoning = `"reasoning"`
@@ -612,35 +614,130 @@ func hermesReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) 
 			reasoning = s.col("messages", "reasoning_content")
 		}
 	}
+	return hermesDBQuery{
+		sessionCols: fmt.Sprintf(`id, %s, started_at, %s, %s, %s, %s, %s, %s`,
+			s.col("sessions", "model"), s.col("sessions", "ended_at"), s.col("sessions", "end_reason"),
+			s.col("sessions", "input_tokens"), s.col("sessions", "output_tokens"),
+			s.col("sessions", "cache_read_tokens"), s.col("sessions", "cache_write_tokens")),
+		messageCols: fmt.Sprintf(`session_id, role, %s, %s, %s, %s, %s, %s, length(CAST(content AS BLOB))`,
+			content, s.col("messages", "tool_calls"), s.col("messages", "tool_call_id"),
+			s.col("messages", "timestamp"), s.col("messages", "finish_reason"), reasoning),
+		byTime: s["messages"]["timestamp"],
+	}
+}
+
+// hermesRow is one sessions row, as hermesQuery selects it.
+type hermesRow struct {
+	id                                   string
+	model, started, ended, reason        any
+	inTok, outTok, cacheRead, cacheWrite any
+}
+
+func (r *hermesRow) scan(rows *sql.Rows, rowid ...any) error {
+	var id any
+	err := rows.Scan(append(rowid, &id, &r.model, &r.started, &r.ended, &r.reason, &r.inTok, &r.outTok, &r.cacheRead, &r.cacheWrite)...)
+	r.id = sqlitedbText(id)
+	return err
+}
+
+// session starts the session of the row.
+func (r *hermesRow) session(in *input) *hermesSession {
+	h := hermesNew(in)
+	h.b.s.Size = 0
+	h.model = sqlitedbText(r.model)
+	h.b.at(sqlitedbTime(r.started, time.Local))
+	end := sqlitedbTime(r.ended, time.Local)
+	h.b.at(end)
+	why := sqlitedbText(r.reason)
+	h.ended = (!end.IsZero() || why != "") && why != "compression"
+	h.b.usage(lore.Usage{
+		InputTokens:      sqlitedbInt(r.inTok),
+		OutputTokens:     sqlitedbInt(r.outTok),
+		CacheReadTokens:  sqlitedbInt(r.cacheRead),
+		CacheWriteTokens: sqlitedbInt(r.cacheWrite),
+	})
+	return h
+}
+
+// hermesMsgRow is one messages row, as hermesQuery selects it. The byte
+// fields are the driver's until the next row unless copied.
+type hermesMsgRow struct {
+	sid, role, content, calls, callID, finish, reason sql.RawBytes
+	t                                                 any
+	size                                              sql.NullInt64
+}
+
+func (m *hermesMsgRow) scan(rows *sql.Rows, rowid ...any) error {
+	return rows.Scan(append(rowid, &m.sid, &m.role, &m.content, &m.calls, &m.callID, &m.t, &m.finish, &m.reason, &m.size)...)
+}
+
+// own copies the row's bytes, for a row kept past the next.
+func (m *hermesMsgRow) own() {
+	for _, b := range []*sql.RawBytes{&m.sid, &m.role, &m.content, &m.calls, &m.callID, &m.finish, &m.reason} {
+		if *b != nil {
+			*b = append(sql.RawBytes{}, *b...)
+		}
+	}
+}
+
+// addTo adds the message to its session.
+func (m *hermesMsgRow) addTo(h *hermesSession) {
+	msg := hermesMsg{
+		role:      hermesRole(m.role),
+		content:   m.content,
+		toolCalls: m.calls,
+		callID:    string(m.callID),
+		finish:    m.finish,
+		t:         sqlitedbTime(m.t, time.Local),
+	}
+	if h.b.keep {
+		msg.thinking = string(m.reason)
+	}
+	h.add(&msg)
+	h.b.s.Size += m.size.Int64
+}
+
+// hermesReadDB reads state.db in two ordered scans, sessions and messages
+// side by side. A damaged database fails such a scan at the first bad
+// page; it is then read again row by row around the damage
+// (hermesReadDBAround), so that a bad page costs the sessions on it, not
+// the listing.
+func hermesReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
+	var found []*lore.Session
+	err := hermesReadDBInOrder(ctx, in, d, func(s *lore.Session) { found = append(found, s) })
+	if err != nil && sqlitedbDamaged(err) {
+		return hermesReadDBAround(ctx, in, d, emit)
+	}
+	for _, s := range found {
+		emit(s)
+	}
+	return err
+}
+
+func hermesReadDBInOrder(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
+	q := hermesQuery(d.schema, in.opts.Messages)
 	order := "id"
-	if s["messages"]["timestamp"] {
+	if q.byTime {
 		order = `"timestamp", id`
 	}
-	mq := fmt.Sprintf(`SELECT session_id, role, %s, %s, %s, %s, %s, %s, length(CAST(content AS BLOB)) FROM messages ORDER BY session_id, %s`,
-		content, s.col("messages", "tool_calls"), s.col("messages", "tool_call_id"),
-		s.col("messages", "timestamp"), s.col("messages", "finish_reason"), reasoning, order)
-	srows, err := d.query(ctx, sq)
+	srows, err := d.query(ctx, `SELECT `+q.sessionCols+` FROM sessions ORDER BY id`)
 	if err != nil {
 		return err
 	}
 	defer srows.Close()
-	mrows, err := d.query(ctx, mq)
+	mrows, err := d.query(ctx, `SELECT `+q.messageCols+` FROM messages ORDER BY session_id, `+order)
 	if err != nil {
 		return err
 	}
 	defer mrows.Close()
 
-	var (
-		mSID, mRole, mContent, mCalls, mCallID, mFinish, mReason sql.RawBytes
-		mTime                                                    any
-		mSize                                                    sql.NullInt64
-	)
+	var m hermesMsgRow
 	nextMsg := func() bool {
 		if !mrows.Next() {
 			return false
 		}
-		if err := mrows.Scan(&mSID, &mRole, &mContent, &mCalls, &mCallID, &mTime, &mFinish, &mReason, &mSize); err != nil {
-			mSID = nil
+		if err := m.scan(mrows); err != nil {
+			m.sid = nil
 		}
 		return true
 	}
@@ -649,54 +746,89 @@ func hermesReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var (
-			id                                   string
-			model, started, ended, reason        any
-			inTok, outTok, cacheRead, cacheWrite any
-		)
-		if err := srows.Scan(&id, &model, &started, &ended, &reason, &inTok, &outTok, &cacheRead, &cacheWrite); err != nil {
+		var r hermesRow
+		if err := r.scan(srows); err != nil {
 			return sqlitedbError(err)
 		}
-		h := hermesNew(in)
-		h.b.s.Size = 0
-		h.model = sqlitedbText(model)
-		h.b.at(sqlitedbTime(started, time.Local))
-		end := sqlitedbTime(ended, time.Local)
-		h.b.at(end)
-		why := sqlitedbText(reason)
-		h.ended = (!end.IsZero() || why != "") && why != "compression"
-		h.b.usage(lore.Usage{
-			InputTokens:      sqlitedbInt(inTok),
-			OutputTokens:     sqlitedbInt(outTok),
-			CacheReadTokens:  sqlitedbInt(cacheRead),
-			CacheWriteTokens: sqlitedbInt(cacheWrite),
-		})
-		for haveMsg && string(mSID) < id {
+		h := r.session(in)
+		for haveMsg && string(m.sid) < r.id {
 			haveMsg = nextMsg() // a message of no session
 		}
-		for haveMsg && string(mSID) == id {
-			m := hermesMsg{
-				role:      hermesRole(mRole),
-				content:   mContent,
-				toolCalls: mCalls,
-				callID:    string(mCallID),
-				finish:    mFinish,
-				t:         sqlitedbTime(mTime, time.Local),
-			}
-			if h.b.keep {
-				m.thinking = string(mReason)
-			}
-			h.add(&m)
-			h.b.s.Size += mSize.Int64
+		for haveMsg && string(m.sid) == r.id {
+			m.addTo(h)
 			haveMsg = nextMsg()
 		}
-		if id == "" {
+		if r.id == "" {
 			continue // a row without an id names no session
 		}
-		emit(h.finish(id, id))
+		emit(h.finish(r.id, r.id))
 	}
 	if err := srows.Err(); err != nil {
 		return sqlitedbError(err)
 	}
 	return sqlitedbError(mrows.Err())
+}
+
+// hermesReadDBAround reads a damaged state.db by rowid, passing over the
+// rows it cannot read, and sorts what it read as hermesReadDBInOrder's
+// scans would have. Sessions whose rows were lost are not listed; the
+// error says how much was lost.
+func hermesReadDBAround(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
+	q := hermesQuery(d.schema, in.opts.Messages)
+	var rows []hermesRow
+	lostSessions, err := d.eachRowAround(ctx, "sessions", q.sessionCols, func(rs *sql.Rows) (int64, error) {
+		var (
+			rowid int64
+			r     hermesRow
+		)
+		if err := r.scan(rs, &rowid); err != nil {
+			return rowid, nil // a row that does not scan names no session
+		}
+		rows = append(rows, r)
+		return rowid, nil
+	})
+	if err != nil {
+		return err
+	}
+	type keptMsg struct {
+		hermesMsgRow
+		rowid int64
+	}
+	msgs := map[string][]keptMsg{}
+	lostMessages, err := d.eachRowAround(ctx, "messages", q.messageCols, func(rs *sql.Rows) (int64, error) {
+		var m keptMsg
+		if err := m.scan(rs, &m.rowid); err != nil {
+			return m.rowid, nil
+		}
+		m.own()
+		msgs[string(m.sid)] = append(msgs[string(m.sid)], m)
+		return m.rowid, nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].id < rows[j].id })
+	listed := 0
+	for i := range rows {
+		r := &rows[i]
+		if r.id == "" {
+			continue
+		}
+		listed++
+		ms := msgs[r.id]
+		sort.SliceStable(ms, func(i, j int) bool {
+			if q.byTime {
+				if c := sqlitedbCompare(ms[i].t, ms[j].t); c != 0 {
+					return c < 0
+				}
+			}
+			return ms[i].rowid < ms[j].rowid
+		})
+		h := r.session(in)
+		for k := range ms {
+			ms[k].addTo(h)
+		}
+		emit(h.finish(r.id, r.id))
+	}
+	return sqlitedbReadAround(listed, lostSessions, lostMessages)
 }

@@ -427,6 +427,7 @@ func FuzzHermes(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"role": "tool", "content": "{\"exit_code\": \"2\", \"error\": {}}", "timestamp": 1e300}` + "\n"))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, hermesSID+".jsonl", data)
 		fuzzFile(t, "session_"+hermesSID+".json", data)

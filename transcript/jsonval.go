@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -175,4 +176,49 @@ func blockText(b *fastjson.Value) string {
 		return contentText(c)
 	}
 	return ""
+}
+
+// maxDepth bounds how deeply brackets may nest in a JSON value. fastjson's
+// parser stops at the same depth (it counts the innermost scalar as a
+// level, hence the one less), but its validator and the fallbacks that
+// read damaged lines with encoding/json do not share the bound, and a line
+// of a few million brackets overflowed the stack in one of them, which no
+// recover catches. Real transcripts nest a dozen levels at most.
+const maxDepth = fastjson.MaxDepth - 1
+
+// errTooDeep is the error for JSON nested deeper than maxDepth.
+var errTooDeep = fmt.Errorf("JSON nested deeper than %d levels", maxDepth)
+
+// tooDeep reports whether the JSON text b nests brackets deeper than
+// maxDepth, counting outside strings. It does not validate: it is the
+// cheap check done before anything recursive or slow looks at text that
+// did not parse.
+func tooDeep(b []byte) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > maxDepth {
+				return true
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return false
 }

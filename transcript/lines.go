@@ -163,6 +163,10 @@ func eachJSONLineSized(ctx context.Context, r io.Reader, p *fastjson.Parser, war
 			}
 			continue
 		}
+		if tooDeep(line) {
+			warn(lr.n, errTooDeep)
+			continue
+		}
 		err = eachConcatenated(line, p, func(n int, v *fastjson.Value) error { return fn(n, size, v) }, lr.n)
 		var d lineDamage
 		switch {
@@ -209,6 +213,9 @@ func eachConcatenated(line []byte, p *fastjson.Parser, fn func(int, *fastjson.Va
 // jsonDamage says where data stops being valid JSON, without quoting it:
 // transcripts hold secrets, and fastjson's own errors quote the input.
 func jsonDamage(data []byte) error {
+	if tooDeep(data) {
+		return errTooDeep
+	}
 	var v json.RawMessage
 	if err := json.Unmarshal(data, &v); err != nil {
 		return damage(err)

@@ -120,6 +120,7 @@ func TestOpenAIResultError(t *testing.T) {
 func FuzzOpenAI(f *testing.F) {
 	ohsweSeeds(f, "testdata/openai/*.json", "testdata/openai/not/*.json")
 	f.Add([]byte(`[{"role":"tool","content":"{\"exit_code\":\"x\"}","tool_call_id":"a"},{"role":"user","content":[]}]`))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "chat.json", data)
 	})
@@ -128,6 +129,7 @@ func FuzzOpenAI(f *testing.F) {
 func FuzzOpenAIJSONL(f *testing.F) {
 	ohsweSeeds(f, "testdata/openai/*.jsonl", "testdata/openai/not/*.jsonl")
 	f.Add([]byte("{\"role\":\"function\",\"content\":null}\n{\"role\":\"assistant\",\"function_call\":{}}\n"))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "chat.jsonl", data)
 	})

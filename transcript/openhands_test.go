@@ -447,6 +447,7 @@ func FuzzOpenHands(f *testing.F) {
 	ohsweSeeds(f, "../../shared/corpus/openhands/*.json", "testdata/openhands/*.json")
 	f.Add([]byte(`[{"id":0,"source":"agent","action":"run","timestamp":"2025-01-01T00:00:00","tool_call_metadata":{"tool_call_id":"a"}},{"id":1,"source":"agent","observation":"error","cause":0}]`))
 	f.Add([]byte(`[{"id":"x","source":1,"observation":"run","extras":{"metadata":{"exit_code":"-1"}}}]`))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "trajectory.json", data)
 	})
@@ -455,6 +456,7 @@ func FuzzOpenHands(f *testing.F) {
 func FuzzOpenHandsEval(f *testing.F) {
 	ohsweSeeds(f, "../../shared/corpus/openhands/*.jsonl", "testdata/openhands/eval/*.jsonl")
 	f.Add([]byte("{\"instance_id\":\"a\",\"history\":[],\"instruction\":\"x\"}\n{\"instance_id\":\"a\",\"history\":[{\"id\":0,\"source\":\"agent\",\"action\":\"finish\"}],\"error\":\"e\"}\n"))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "output.jsonl", data)
 	})
@@ -469,6 +471,7 @@ func FuzzOpenHandsEvents(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		v0 := filepath.Join(dir, "sessions", "s1")

@@ -266,6 +266,161 @@ func sqlitedbError(err error) error {
 	return fmt.Errorf("read SQLite database: %w", err)
 }
 
+// sqlitedbDamaged reports whether err says the database file is damaged,
+// as opposed to locked or gone.
+func sqlitedbDamaged(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt")
+}
+
+// eachRowAround calls fn for each row of SELECT rowid, cols FROM table,
+// in rowid order; fn scans the row and returns its rowid. A damaged page
+// fails a scan at the page; the scan then starts again past the damage
+// (sqlitedbPast), so a bad page costs the rows on it and not the rest of
+// the table. It returns how many stretches of rows were passed over.
+func (d *sqlitedbDB) eachRowAround(ctx context.Context, table, cols string, fn func(*sql.Rows) (int64, error)) (lost int, err error) {
+	q := fmt.Sprintf(`SELECT rowid, %s FROM %q WHERE rowid >= ? ORDER BY rowid`, cols, table)
+	from := int64(math.MinInt64)
+	for {
+		read, last, err := d.rowsFrom(ctx, q, from, fn)
+		if err == nil || !sqlitedbDamaged(err) {
+			return lost, err
+		}
+		lost++
+		bad := from
+		if read {
+			bad = last + 1
+		}
+		next, ok, err := d.sqlitedbPast(ctx, table, bad)
+		if err != nil || !ok {
+			return lost, err
+		}
+		from = next
+	}
+}
+
+// rowsFrom runs q from the rowid from, reporting whether it read a row
+// and the last rowid read.
+func (d *sqlitedbDB) rowsFrom(ctx context.Context, q string, from int64, fn func(*sql.Rows) (int64, error)) (read bool, last int64, err error) {
+	rows, err := d.tx.QueryContext(ctx, q, from)
+	if err != nil {
+		return false, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if last, err = fn(rows); err != nil {
+			return read, last, err
+		}
+		read = true
+	}
+	return read, last, rows.Err()
+}
+
+// sqlitedbPast finds the least rowid above bad from which table can be
+// read again: it steps over the damage in doubling strides, then narrows
+// back to the damage's end. ok is false when nothing past it can be read.
+func (d *sqlitedbDB) sqlitedbPast(ctx context.Context, table string, bad int64) (next int64, ok bool, err error) {
+	q := fmt.Sprintf(`SELECT rowid FROM %q WHERE rowid >= ? ORDER BY rowid LIMIT 1`, table)
+	readable := func(at int64) (bool, error) {
+		var id int64
+		err := d.tx.QueryRowContext(ctx, q, at).Scan(&id)
+		switch {
+		case err == nil || errors.Is(err, sql.ErrNoRows):
+			return true, nil
+		case sqlitedbDamaged(err):
+			return false, nil
+		}
+		return false, err
+	}
+	lo, hi := bad, bad
+	for step := int64(1); ; step *= 2 {
+		if hi > math.MaxInt64-step || step <= 0 {
+			return 0, false, nil
+		}
+		hi = bad + step
+		ok, err := readable(hi)
+		if err != nil {
+			return 0, false, err
+		}
+		if ok {
+			break
+		}
+		lo = hi
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := readable(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if ok {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true, nil
+}
+
+// sqlitedbReadAround is the error of a read around damage: nil when no
+// row was lost (the ordered scans failed on an index, the tables were
+// whole), else how much was read and lost.
+func sqlitedbReadAround(listed, lostSessions, lostMessages int) error {
+	if lostSessions+lostMessages == 0 {
+		return nil
+	}
+	return fmt.Errorf("SQLite database is damaged: %d sessions read, rows lost in %d places of the sessions table and %d of the messages table",
+		listed, lostSessions, lostMessages)
+}
+
+// sqlitedbCompare orders two scanned values as SQLite's ORDER BY does:
+// NULL, then numbers, then text, then blobs.
+func sqlitedbCompare(a, b any) int {
+	ca, cb := sqlitedbClass(a), sqlitedbClass(b)
+	if ca != cb {
+		return ca - cb
+	}
+	switch ca {
+	case 1:
+		x, y := sqlitedbFloat(a), sqlitedbFloat(b)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case 2, 3:
+		return strings.Compare(sqlitedbText(a), sqlitedbText(b))
+	}
+	return 0
+}
+
+func sqlitedbClass(v any) int {
+	switch v.(type) {
+	case nil:
+		return 0
+	case int64, float64:
+		return 1
+	case []byte:
+		return 3
+	}
+	return 2
+}
+
+func sqlitedbFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
+}
+
 // sqlitedbText returns a scanned value as text.
 func sqlitedbText(v any) string {
 	switch x := v.(type) {

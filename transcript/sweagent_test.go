@@ -202,6 +202,7 @@ func FuzzSWEAgent(f *testing.F) {
 		"testdata/sweagent/trajectories/*/*/*.traj")
 	f.Add([]byte(`{"attempts":[{"trajectory":[],"info":{},"history":[{"role":"tool","tool_call_ids":[1]}]}]}`))
 	f.Add([]byte(`{"trajectory":[{"action":"ls","state":"{"}],"info":{"exit_status":7},"replay_config":"[1]","history":[]}`))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "acme__widgets-1.traj", data)
 	})
@@ -211,6 +212,7 @@ func FuzzMini(f *testing.F) {
 	ohsweSeeds(f, "testdata/sweagent/mini/*/*.traj.json", "testdata/sweagent/mini/*.traj.json",
 		"testdata/sweagent/mini-old/*.traj.json")
 	f.Add([]byte(`{"info":{"mini_version":"1"},"messages":[{"role":"assistant","content":"` + "```bash\\nls\\n```" + `"},{"role":"user","content":"<returncode>x</returncode>"}]}`))
+	seedHostile(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "acme__widgets-1.traj.json", data)
 	})
