@@ -12,13 +12,17 @@ import (
 
 // hold reports whether an item that is not refused is still to be kept
 // as a candidate, out of the next sessions' context until it is looked
-// at: an order to its reader ("Delete the tests directory") whose text
-// names nothing of a project or a tool, asks for something harmful, or
-// comes from tool output (a web page, a file, a command's output) rather
-// than from the user's or the agent's own words. Knowledge about a
-// project is often an order too ("Run make check before pushing"), and
-// stays as it is when it names what it is about.
+// at: a dangerous setting (lore.Unsafe), however it is worded, or an
+// order to its reader ("Delete the tests directory") whose text names
+// nothing of a project or a tool, asks for something harmful, or comes
+// from tool output (a web page, a file, a command's output) rather than
+// from the user's or the agent's own words. Knowledge about a project is
+// often an order too ("Run make check before pushing"), and stays as it
+// is when it names what it is about.
 func hold(text string, fromTool bool) bool {
+	if lore.Unsafe(text) {
+		return true // "`x` fails; `GIT_SSL_NO_VERIFY=1 x` works" is advice too
+	}
 	t := guard.Read(text)
 	if !directive(t) {
 		return false
