@@ -243,7 +243,9 @@ func candidates(ctx context.Context, st store, opts Options) ([]*candidate, erro
 	byID := map[string]*candidate{}
 	var list []*candidate
 	add := func(it lore.Item, bm25 float64) {
-		if !inScope(it, opts) {
+		if !inScope(it, opts) || lore.Unsafe(it.Text) {
+			// A dangerous setting is never handed out as advice, however
+			// it became active: an import, lore add, an older harvest.
 			return
 		}
 		if c := byID[it.ID]; c != nil {
