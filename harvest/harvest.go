@@ -30,6 +30,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/guard"
 	"github.com/lorehq/lore/llm"
 	"github.com/lorehq/lore/transcript"
 )
@@ -593,7 +594,11 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
 			c.dropped++
 			continue
 		}
-		refuse, held := screen(it.Text, fromTool(s, it))
+		// An order is judged by where its words came from, not only by
+		// the message it cites: a model may cite the agent's message
+		// that repeated a web page.
+		tool := fromTool(s, it) || directive(guard.Read(it.Text)) && from.echoes(it.Text)
+		refuse, held := screen(it.Text, tool)
 		if refuse {
 			c.refused++
 			continue

@@ -2,8 +2,10 @@ package harvest
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/guard"
@@ -24,8 +26,9 @@ type origins struct {
 // said is one text of a session, its spaces collapsed as items show text.
 type said struct {
 	text     string
-	pos      int  // message index
-	stranger bool // tool output, not the user's or the agent's own words
+	pos      int    // message index
+	stranger bool   // tool output, not the user's or the agent's own words
+	words    string // " its words, lower case, "; read when an item first asks
 }
 
 func newOrigins(s *lore.Session) *origins { return &origins{s: s} }
@@ -117,6 +120,48 @@ func (o *origins) ranAfter(pos int, texts []string, failed bool) bool {
 		}
 	}
 	return false
+}
+
+// echoes reports whether text's own words, those outside the commands,
+// settings and addresses it quotes (which strangers judges), first
+// appear in the session in tool output: four words running as they ran
+// there. A model may word as the agent's what a web page told it ("Always
+// pin requests to 2.19"), citing the agent's message that repeated it.
+func (o *origins) echoes(text string) bool {
+	for _, re := range []func() *regexp.Regexp{quotedPattern, urlPattern, settingPattern} {
+		text = re().ReplaceAllString(text, "\x00")
+	}
+	read := false
+	for _, part := range strings.Split(text, "\x00") {
+		ws := strings.FieldsFunc(strings.ToLower(part), notWordRune)
+		if len(ws) < echoWords {
+			continue
+		}
+		if !read {
+			o.read()
+			for i := range o.said {
+				if o.said[i].words == "" {
+					o.said[i].words = " " + strings.Join(strings.FieldsFunc(strings.ToLower(o.said[i].text), notWordRune), " ") + " "
+				}
+			}
+			read = true
+		}
+		for i := 0; i+echoWords <= len(ws); i++ {
+			run := " " + strings.Join(ws[i:i+echoWords], " ") + " "
+			if at := slices.IndexFunc(o.said, func(s said) bool { return strings.Contains(s.words, run) }); at >= 0 && o.said[at].stranger {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// echoWords is how many words running as tool output ran them make a
+// text its echo: three ("run the tests") are any session's words.
+const echoWords = 4
+
+func notWordRune(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '.'
 }
 
 // fragment is a command, a setting or an address in an item's text: its
