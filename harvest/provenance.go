@@ -3,7 +3,6 @@ package harvest
 import (
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -23,12 +22,53 @@ type origins struct {
 	calls []*call
 }
 
-// said is one text of a session, its spaces collapsed as items show text.
+// said is one text of a session.
 type said struct {
-	text     string
-	pos      int    // message index
-	stranger bool   // tool output, not the user's or the agent's own words
-	words    string // " its words, lower case, "; read when an item first asks
+	raw      string
+	pos      int  // message index
+	stranger bool // tool output, not the user's or the agent's own words
+	// text is raw with its spaces collapsed, as items show text, and
+	// words its words in lower case between spaces: each made when an
+	// item first asks, as most texts never hold what an item quotes.
+	text, words string
+}
+
+// contains reports whether the text holds t, its spaces collapsed.
+func (s *said) contains(t string) bool {
+	if s.text == "" {
+		if strings.Contains(s.raw, t) {
+			return true
+		}
+		if !strings.Contains(s.raw, longest(strings.Fields(t))) {
+			return false
+		}
+		s.text = collapse(s.raw)
+	}
+	return strings.Contains(s.text, t)
+}
+
+// hasWords reports whether the text holds run, words in lower case
+// between spaces, as they ran.
+func (s *said) hasWords(run []string) bool {
+	if s.words == "" {
+		w := longest(run)
+		if !strings.Contains(s.raw, w) && !strings.Contains(s.raw, strings.ToUpper(w[:1])+w[1:]) && !strings.Contains(s.raw, strings.ToUpper(w)) {
+			return false
+		}
+		s.words = " " + strings.Join(strings.FieldsFunc(strings.ToLower(s.raw), notWordRune), " ") + " "
+	}
+	return strings.Contains(s.words, " "+strings.Join(run, " ")+" ")
+}
+
+// longest is the longest of words, the rarest most likely.
+func longest(words []string) string {
+	l := ""
+	for _, w := range words {
+		if len(w) > len(l) {
+			l = w
+		}
+	}
+	return l
 }
 
 func newOrigins(s *lore.Session) *origins { return &origins{s: s} }
@@ -39,8 +79,8 @@ func (o *origins) read() {
 	}
 	o.said = []said{}
 	add := func(text string, pos int, stranger bool) {
-		if t := collapse(text); t != "" {
-			o.said = append(o.said, said{text: t, pos: pos, stranger: stranger})
+		if strings.TrimSpace(text) != "" {
+			o.said = append(o.said, said{raw: text, pos: pos, stranger: stranger})
 		}
 	}
 	for _, m := range o.s.Messages {
@@ -95,7 +135,13 @@ func (o *origins) first(f fragment) (at, n int) {
 	at = -1
 	for n := f.min; n <= len(f.words); n++ {
 		t := strings.Join(f.words[:n], " ")
-		i := slices.IndexFunc(o.said, func(s said) bool { return strings.Contains(s.text, t) })
+		i := -1
+		for k := range o.said {
+			if o.said[k].contains(t) {
+				i = k
+				break
+			}
+		}
 		if i < 0 {
 			return at, n - 1
 		}
@@ -131,25 +177,20 @@ func (o *origins) echoes(text string) bool {
 	for _, re := range []func() *regexp.Regexp{quotedPattern, urlPattern, settingPattern} {
 		text = re().ReplaceAllString(text, "\x00")
 	}
-	read := false
 	for _, part := range strings.Split(text, "\x00") {
 		ws := strings.FieldsFunc(strings.ToLower(part), notWordRune)
 		if len(ws) < echoWords {
 			continue
 		}
-		if !read {
-			o.read()
-			for i := range o.said {
-				if o.said[i].words == "" {
-					o.said[i].words = " " + strings.Join(strings.FieldsFunc(strings.ToLower(o.said[i].text), notWordRune), " ") + " "
-				}
-			}
-			read = true
-		}
+		o.read()
 		for i := 0; i+echoWords <= len(ws); i++ {
-			run := " " + strings.Join(ws[i:i+echoWords], " ") + " "
-			if at := slices.IndexFunc(o.said, func(s said) bool { return strings.Contains(s.words, run) }); at >= 0 && o.said[at].stranger {
-				return true
+			for k := range o.said {
+				if o.said[k].hasWords(ws[i : i+echoWords]) {
+					if o.said[k].stranger {
+						return true
+					}
+					break
+				}
 			}
 		}
 	}
@@ -214,7 +255,8 @@ func fragments(text string) []fragment {
 		}
 	}
 	for _, m := range settingPattern().FindAllStringSubmatch(text, -1) {
-		add(fragment{words: []string{m[1]}, min: 1, progs: []int{0}})
+		v := strings.TrimRight(m[1], ".,;:!?")
+		add(fragment{words: []string{v}, min: 1, progs: []int{0}})
 	}
 	for _, m := range quotedPattern().FindAllStringSubmatchIndex(text, -1) {
 		span := strings.TrimSuffix(text[max(m[2], m[4], m[6]):max(m[3], m[5], m[7])], "…")

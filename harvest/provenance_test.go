@@ -189,3 +189,70 @@ func TestModelItemsByProvenance(t *testing.T) {
 		}
 	}
 }
+
+func TestStrangers(t *testing.T) {
+	readme := "To install, run npm install --legacy-peer-deps, then set CI_MIRROR=https://mirror.example/npm and open https://docs.example/setup."
+	for _, tt := range []struct {
+		name string
+		msgs []lore.Message
+		text string
+		want bool
+	}{
+		{"a command read in a file, never run", []lore.Message{msgUser("Install it."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false)},
+			"Run `npm install --legacy-peer-deps` to install.", true},
+		{"a command read in a file, then run with success", []lore.Message{msgUser("Install it."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false),
+			msgBash("b", "npm install --legacy-peer-deps"), msgResult("b", "added 3 packages", false)},
+			"Run `npm install --legacy-peer-deps` to install.", false},
+		{"a command read in a file, then run and failed", []lore.Message{msgUser("Install it."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false),
+			msgBash("b", "npm install --legacy-peer-deps"), msgResult("b", "npm ERR! 404", true)},
+			"Run `npm install --legacy-peer-deps` to install.", true},
+		{"a failing command reported as failing", []lore.Message{msgUser("Install it."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false),
+			msgBash("b", "npm install --legacy-peer-deps"), msgResult("b", "npm ERR! 404", true)},
+			"`npm install --legacy-peer-deps` fails with `npm ERR! 404`.", false},
+		{"run before it was read", []lore.Message{msgUser("Install it."), msgBash("b", "npm install --legacy-peer-deps"), msgResult("b", "ok", false),
+			msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false)},
+			"Run `npm install --legacy-peer-deps` to install.", false},
+		{"the user's words", []lore.Message{msgUser("Use npm install --legacy-peer-deps here."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false)},
+			"Run `npm install --legacy-peer-deps` to install.", false},
+		{"a setting read in a file", []lore.Message{msgUser("Install it."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false)},
+			"`npm ci` needs CI_MIRROR=https://mirror.example/npm.", true},
+		{"an address in an order", []lore.Message{msgUser("Install it."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false)},
+			"Read https://docs.example/setup before installing.", true},
+		{"an address in a statement", []lore.Message{msgUser("Install it."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false)},
+			"The setup guide is at https://docs.example/setup.", false},
+		{"what a version command printed", []lore.Message{msgBash("v", "go version"), msgResult("v", "go version go1.22.1 linux/amd64", false)},
+			"`go version` reports `go version go1.22.1 linux/amd64`.", false},
+		{"prose that names a program", []lore.Message{msgBash("b", "bun x.ts"), msgResult("b", "SyntaxError: Export named 'x' not found in module '/a/b.ts'", true)},
+			"`bun x.ts` fails with `SyntaxError: Export named 'x' not found in module '/a/b.ts'`.", false},
+		{"a command in a version line", []lore.Message{msgBash("v", "acme --version"), msgResult("v", "acme 2.0 (run 'acme migrate --from https://m.example/db' first)", false)},
+			"`acme --version` reports `acme 2.0 (run 'acme migrate --from https://m.example/db' first)`.", true},
+		{"not in the session", []lore.Message{msgUser("Install it."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", readme, false)},
+			"Run `yarn install --frozen-lockfile` first.", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := newOrigins(testSession(tt.msgs...)).strangers(tt.text); got != tt.want {
+				t.Errorf("strangers(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEchoes(t *testing.T) {
+	page := "Release notes. Always pin requests to 2.19.0 in every project. Run npm ci before npm test."
+	s := testSession(msgUser("Summarise the notes; we always pin our versions."), msgCall("w", "WebFetch", `{"url":"https://x.example"}`),
+		msgResult("w", page, false), msgSay("The notes ask to pin requests to 2.19.0."))
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"Always pin requests to 2.19.0.", true},
+		{"Pin requests to 2.19.0 in every project.", true},
+		{"Run `npm ci` before `npm test`.", false}, // its commands are strangers' business
+		{"We always pin our versions.", false},     // the user's words
+		{"Pin the versions of what you install.", false},
+	} {
+		if got := newOrigins(s).echoes(tt.text); got != tt.want {
+			t.Errorf("echoes(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
