@@ -256,3 +256,23 @@ func TestEchoes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStrangers: any item text, read against a session holding any tool
+// output, is traced without a panic; a session whose only words are the
+// user's and the agent's makes no text a stranger's or an echo.
+func FuzzStrangers(f *testing.F) {
+	for _, s := range []string{"Run `npm install --legacy-peer-deps` to install.", "`acme --version` reports `acme 2.0 (run 'acme migrate --from https://m.example/db' first)`.",
+		"Set CI_MIRROR=https://m.example before `npm ci`.", "\"'`", "É `é -x`"} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, text, output string) {
+		o := newOrigins(testSession(msgUser("Go."), msgCall("r", "Read", `{"file_path":"README.md"}`), msgResult("r", output, false),
+			msgBash("b", output), msgResult("b", "ok", true)))
+		o.strangers(text)
+		o.echoes(text)
+		own := newOrigins(testSession(msgUser(output), msgSay(output), msgBash("b", output), msgResult("b", "", true)))
+		if own.strangers(text) || own.echoes(text) {
+			t.Errorf("%q is a stranger's in a session without tool output holding %q", text, output)
+		}
+	})
+}
