@@ -170,7 +170,7 @@ func (o *origins) ranAfter(pos int, texts []string, failed bool) bool {
 
 // echoes reports whether text's own words, those outside the commands,
 // settings and addresses it quotes (which strangers judges), first
-// appear in the session in tool output: four words running as they ran
+// appear in the session in tool output: five words running as they ran
 // there. A model may word as the agent's what a web page told it ("Always
 // pin requests to 2.19"), citing the agent's message that repeated it.
 func (o *origins) echoes(text string) bool {
@@ -198,12 +198,12 @@ func (o *origins) echoes(text string) bool {
 }
 
 // echoWords is how many words running as tool output ran them make a
-// text its echo: three ("run the tests") are any session's words.
-const echoWords = 4
+// text its echo: four ("run the tests with") are any README's words.
+const echoWords = 5
 
-func notWordRune(r rune) bool {
-	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '.'
-}
+// notWordRune cuts words at what is not a letter, a digit or an
+// apostrophe: 2.19.0 is three words, so that "2.19.0." is too.
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' }
 
 // fragment is a command, a setting or an address in an item's text: its
 // words as the item goes on with them, of which the first min tell it.
