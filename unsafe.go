@@ -34,13 +34,9 @@ var unsafeRules = func() []guard.Rule {
 		// Files anyone may write.
 		{"chmod", `\bchmod\s+(-[a-zA-Z]+\s+)*([0-7]?[0-7]{2}[2367]|[ugoa]*[ao][ugoa]*[+=][rwxXst]*w[rwxXst]*)\b`},
 		// A download piped into a shell.
-		{"curl wget fetch", `\b(curl|wget|fetch)\b[^|\n]{0,200}\|\s*(sudo\s+(-\S+\s+)*)?(env\s+\S+\s+)?(ba|z|da|k|fi)?sh\b`},
+		{"curl wget fetch", `\b(curl|wget|fetch)\b[^|\n]*\|\s*(sudo\s+(-\S+\s+)*)?(env\s+\S+\s+)?(ba|z|da|k|fi)?sh\b`},
 		{"curl wget", `\b(ba|z)?sh\s+(-c\s+)?['"]?\$\(\s*(curl|wget)\b|\b(ba|z)?sh\s+<\(\s*(curl|wget)\b`},
-		{"iex irm iwr invoke", `\biex\s*\(\s*(irm|iwr|invoke-restmethod|invoke-webrequest|new-object)\b|\b(irm|iwr|invoke-restmethod|invoke-webrequest)\b[^|\n]{0,200}\|\s*iex\b`},
-		// A force-push to the main branch.
-		{"push pushing pushes pushed", `\bpush\b[^\n;]{0,60}(--force(-with-lease)?\b|\s-f\b)[^\n;]{0,40}\b(main|master)\b|` +
-			`\bpush\b[^\n;]{0,40}\b(main|master)\b[^\n;]{0,30}(--force(-with-lease)?\b|\s-f\b)|` +
-			`\bpush\b[^\n;]{0,60}\s['"]?\+(refs/heads/)?(main|master)\b|\bforce[- ]?push(ing|es|ed)?\b[^\n;]{0,40}\b(main|master)\b`},
+		{"iex irm iwr invoke", `\biex\s*\(\s*(irm|iwr|invoke-restmethod|invoke-webrequest|new-object)\b|\b(irm|iwr|invoke-restmethod|invoke-webrequest)\b[^|\n]*\|\s*iex\b`},
 		// Commit hooks skipped.
 		{"verify", `--no-verify\b`},
 		{"hookspath", `\bcore\.hookspath\b\s*[= ]\s*['"]?/dev/null\b`},
@@ -55,9 +51,51 @@ var unsafeRules = func() []guard.Rule {
 
 // unsafeNegation is a clause warning against what follows it ("Never use
 // --no-verify", "rather than --insecure"): knowledge, not advice to do it.
-var unsafeNegation = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(never|not|don't|dont|do not|avoid|no|without|instead of|rather than|stop|unset|remove)\b`)
-})
+var unsafeNegation = lazyRegexp(`(?i)\b(never|not|don't|dont|do not|avoid|no|without|instead of|rather than|stop|unset|remove)\b`)
+
+// A force-push to the main branch is read a clause at a time: one
+// expression for "push … --force … main" in any order took 60 µs a note.
+var (
+	pushTriggers = []string{"push", "pushing", "pushes", "pushed", "forcepush"}
+	forced       = lazyRegexp(`--force(-with-lease)?\b|\s-f\b|\s['"]?\+(refs/heads/)?(main|master)\b`)
+	mainBranch   = lazyRegexp(`(?i)\b(main|master)\b`)
+)
+
+func lazyRegexp(re string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(re) })
+}
+
+// forcePush reports a push forced onto the main branch in t, not warned
+// against: "git push --force origin main", "force-push to master".
+func forcePush(t *guard.Text) bool {
+	if !t.Has(pushTriggers) {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(t.Lower[i:], "push")
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		i = at + len("push")
+		if at > 0 && isWordByte(t.Lower[at-1]) {
+			continue // "pushed" is read at its start; "unpushed" is not a push
+		}
+		clause := t.Text[at:]
+		if k := strings.IndexAny(clause, ";\n"); k >= 0 {
+			clause = clause[:k]
+		}
+		start := at
+		if b := strings.TrimRight(t.Lower[:at], " -"); strings.HasSuffix(b, "force") {
+			start = len(b) - len("force")
+		}
+		if (start < at || forced().MatchString(clause)) && mainBranch().MatchString(clause) && !warned(t.Text[:start]) {
+			return true
+		}
+	}
+}
+
+func isWordByte(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 
 // Unsafe reports whether text hands out one of those settings, not
 // warning against it. Such a text is never handed to a session as advice,
@@ -69,16 +107,20 @@ func Unsafe(text string) bool {
 			continue
 		}
 		for _, loc := range r.Regexp().FindAllStringIndex(t.Text, -1) {
-			// The clause the setting is in: a comma ends one too, so that
-			// "Don't worry, just set …" is not read as a warning.
-			before := t.Text[:loc[0]]
-			if k := strings.LastIndexAny(before, ".!?;:,\n"); k >= 0 {
-				before = before[k+1:]
-			}
-			if !unsafeNegation().MatchString(before) {
+			if !warned(t.Text[:loc[0]]) {
 				return true
 			}
 		}
 	}
-	return false
+	return forcePush(t)
+}
+
+// warned reports whether the clause before a setting warns against it. A
+// comma ends a clause too, so that "Don't worry, just set …" is not read
+// as a warning.
+func warned(before string) bool {
+	if k := strings.LastIndexAny(before, ".!?;:,\n"); k >= 0 {
+		before = before[k+1:]
+	}
+	return unsafeNegation().MatchString(before)
 }

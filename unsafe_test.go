@@ -76,3 +76,17 @@ func TestUnsafe(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUnsafe: boot reads every note it may hand out.
+func BenchmarkUnsafe(b *testing.B) {
+	texts := []string{
+		"`go test ./...` can fail with `--- FAIL: TestRetry (0.02s)` and pass when run again unchanged (flaky).",
+		"The Edit tool of claude-code fails with `File has not been read yet. Read it first before writing to it`.",
+		"Run `go generate ./...` before `go test ./...`; the push to main is blocked, commit through a pull request.",
+	}
+	for b.Loop() {
+		for _, t := range texts {
+			lore.Unsafe(t)
+		}
+	}
+}
