@@ -8,10 +8,14 @@ import (
 )
 
 // hold reports whether an item that is not refused is still to be kept
-// as a candidate: lore.Hold, or an order that comes from tool output (a
-// web page, a file, a command's output) rather than from the user's or
-// the agent's own words.
+// as a candidate: a dangerous setting (lore.Unsafe), however it is
+// worded; lore.Hold; or an order that comes from tool output (a web page,
+// a file, a command's output) rather than from the user's or the agent's
+// own words.
 func hold(text string, fromTool bool) bool {
+	if lore.Unsafe(text) {
+		return true // "`x` fails; `GIT_SSL_NO_VERIFY=1 x` works" is advice too
+	}
 	return lore.Hold(text) || fromTool && lore.Order(text)
 }
 

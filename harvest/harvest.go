@@ -10,8 +10,10 @@
 // instructions", text addressed to the model) is refused: transcripts
 // carry text from web pages and tool output, and lore hands items to the
 // next session. An order to the reader that names nothing of a project,
-// asks for something harmful, or comes from tool output is kept as a
-// candidate, which no session is handed.
+// asks for something harmful, or comes from tool output, a dangerous
+// setting (lore.Unsafe), and a text handing on a command, a setting or an
+// address first read in tool output that the agent did not then run with
+// success, are kept as candidates, which no session is handed.
 package harvest
 
 import (
@@ -580,20 +582,27 @@ type cleaned struct {
 const heldConfidence = 0.3
 
 // clean redacts items, drops those too long once redacted, refuses
-// instructions, holds orders back as candidates, and fills what an
-// extractor may leave out.
+// instructions, holds back as candidates orders, dangerous settings and
+// texts that hand on a command, a setting or an address read in tool
+// output (origins.strangers), and fills what an extractor may leave out.
 func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
+	from := newOrigins(s)
 	for _, it := range items {
 		c.redactions += it.Redact() // once: the store's Prepare takes it as it is
 		if utf8.RuneCountInString(it.Text) > maxItemText {
 			c.dropped++
 			continue
 		}
-		refuse, held := screen(it.Text, fromTool(s, it))
+		// An order is judged by where its words came from, not only by
+		// the message it cites: a model may cite the agent's message
+		// that repeated a web page.
+		tool := fromTool(s, it) || lore.Order(it.Text) && from.echoes(it.Text)
+		refuse, held := screen(it.Text, tool)
 		if refuse {
 			c.refused++
 			continue
 		}
+		held = held || from.strangers(it.Text)
 		if held {
 			c.held++
 			it.Status = lore.StatusCandidate
@@ -621,7 +630,8 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
 
 // fromTool reports whether an item's evidence is tool output (a command's
 // output, a file, a web page) rather than what the user or the agent
-// wrote.
+// wrote. The evidence is often the agent's own call: what its text
+// carries is traced by origins.
 func fromTool(s *lore.Session, it lore.Item) bool {
 	if len(it.Evidence) == 0 {
 		return false

@@ -119,6 +119,14 @@ type ruleRun struct {
 	calls []*call
 	items []lore.Item
 	seen  map[string]bool
+	from  *origins
+}
+
+func (r *ruleRun) origins() *origins {
+	if r.from == nil {
+		r.from = &origins{s: r.s, calls: r.calls}
+	}
+	return r.from
 }
 
 // add keeps an item once per session, scoped. Run drops a text longer
@@ -238,6 +246,12 @@ func (r *ruleRun) quirks() {
 		it.Category, it.Confidence, it.Signature = lore.CategoryToolQuirk, confLikely, c.err.Signature
 		if it.Agent == "" {
 			it.Tags = []string{program(c.key)}
+		}
+		if lore.Unsafe(c.err.Line) || r.origins().strangers(c.err.Line) {
+			// The item quotes the error as its signature has it, values
+			// and case gone: judged by the line the tool printed, so that
+			// the next session meeting it does not make it active.
+			it.Tags = append(it.Tags, lore.TagHeld)
 		}
 		if r.add(it, c.pos) {
 			n++
