@@ -53,6 +53,8 @@ var classCases = []struct {
 	{"pem in json in json", `{"content":"{\"key\":\"-----BEGIN RSA PRIVATE KEY-----\\n` + pemBody + `\\n` + pemBody + `\\n-----END RSA PRIVATE KEY-----\\n\"}"}`, pemBody},
 	{"generic dotted after secret name", "MY_SERVICE_SECRET: ab.Xk3j9QpL2mN8vB4cR7tY1wE5uI0", "Xk3j9QpL2mN8vB4cR7tY1wE5uI0"},
 	{"generic dotted after weak name", "MY_SERVICE_KEY=ab.Xk3j9QpL2mN8vB4cR7tY1wE5uI0", "Xk3j9QpL2mN8vB4cR7tY1wE5uI0"},
+	{"generic name space value", "api_key Xk3j9QpL2mN8vB4cR7tY1wE5uI0oA6", "Xk3j9QpL2mN8vB4cR7tY1wE5uI0oA6"},
+	{"generic prose token", "set the token hvb.AAAAAQJm8vVx3kP9qLmN2pR8sT4vW6yZ1a, then retry", "hvb.AAAAAQJm8vVx3kP9qLmN2pR8sT4vW6yZ1a"},
 	{"generic dotted json", `{"signing_key": "k1.Xk3j9QpL2mN8vB4cR7tY1wE5uI0"}`, "Xk3j9QpL2mN8vB4cR7tY1wE5uI0"},
 }
 
@@ -106,6 +108,10 @@ var classUntouched = []string{
 	"pip install --index-url https://pypi-mirror.internal/simple pkg",
 	"shpat_ is the prefix of a Shopify token",
 	"passing -fu to grep",
+	"the token expired and the key was rotated",
+	"Authorization Bearer required; see the secret store",
+	"with key 3f786850e387550fdab836ed7e6dc881de23001b/x.go",
+	"token TestParseRedactsBeforeCutting",
 }
 
 func TestClassesUntouched(t *testing.T) {

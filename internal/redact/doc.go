@@ -22,7 +22,6 @@
 //	npm-token       npm_ and 30+ of [A-Za-z0-9]
 //	huggingface-token  hf_ and 34+ of [A-Za-z0-9]
 //	vault-token     hvs. hvb. hvr. and 24+ of [A-Za-z0-9_-]
-//	sendgrid-key    SG. and 60+ of [A-Za-z0-9_.-]
 //	doppler-token   dp.st. dp.ct. dp.pt. dp.sa. and 40+ of [A-Za-z0-9_.-]
 //	shopify-token   shpat_ shpss_ shpca_ shppa_ and 32 hex digits
 //	pypi-token      pypi- and 50+ of [A-Za-z0-9_-]

@@ -21,7 +21,6 @@ const (
 	KindNPMToken      = "npm-token"
 	KindHFToken       = "huggingface-token"
 	KindVaultToken    = "vault-token"
-	KindSendGridKey   = "sendgrid-key"
 	KindDopplerToken  = "doppler-token"
 	KindShopifyToken  = "shopify-token"
 	KindPyPIToken     = "pypi-token"
@@ -55,7 +54,6 @@ const (
 	npmToken
 	hfToken
 	vaultToken
-	sendgridKey
 	dopplerToken
 	shopifyToken
 	pypiToken
@@ -85,7 +83,6 @@ var kindNames = [...]string{
 	npmToken:      KindNPMToken,
 	hfToken:       KindHFToken,
 	vaultToken:    KindVaultToken,
-	sendgridKey:   KindSendGridKey,
 	dopplerToken:  KindDopplerToken,
 	shopifyToken:  KindShopifyToken,
 	pypiToken:     KindPyPIToken,
@@ -199,17 +196,24 @@ const (
 	clAt
 	clEq
 	clColon
+	clBlank // may follow a secret-like name whose value comes after a space
 )
 
 var byteClass = func() (t [256]uint8) {
-	for _, c := range []byte("AgxsrwnehBbSdpP-") {
+	for _, c := range []byte("Agxsrwnehdp-B") {
 		t[c] = clStart
 	}
 	t['@'] = clAt
 	t['='] = clEq
 	t[':'] = clColon
+	t[' '] = clBlank
 	return t
 }()
+
+// nameEnd holds the last letters of secret-like names (token, secret,
+// key, password, pwd, auth, credential, and their plurals): a blank after
+// any other byte starts no value.
+var nameEnd = set("nNtTyYdDhHlLsS")
 
 // pairSet holds pairs of bytes.
 type pairSet [256][4]uint64
@@ -226,7 +230,7 @@ var startPairs = func() *pairSet {
 			p.add(r.prefix[0], r.prefix[1])
 		}
 	}
-	for _, s := range []string{"ey", "ec", "ho", "Be", "BE", "be", "pa", "Pa", "PA"} {
+	for _, s := range []string{"ey", "ec", "ho", "Be", "BE", "be"} {
 		p.add(s[0], s[1])
 	}
 	// Flags: --name, and short ones joined (curl -fu, -uUSER, -p, -a).
@@ -241,6 +245,7 @@ var startPairs = func() *pairSet {
 func find(s string) []match {
 	var ms []match
 	covered := 0 // end of the last assigned value
+	cookie := -1 // where the last Cookie: header of this line was seen
 	for i := 0; i < len(s); i++ {
 		switch byteClass[s[i]] {
 		case clNone:
@@ -271,7 +276,23 @@ func find(s string) []match {
 					continue
 				}
 			}
-			if m, ok := assignment(s, i); ok {
+			if s[i] == ':' && i >= 6 && strings.EqualFold(s[i-6:i], "cookie") {
+				cookie = i // Cookie:, Set-Cookie:
+			}
+			if m, ok := assignment(s, i, &cookie); ok {
+				ms = append(ms, m)
+				covered = m.end
+			}
+		case clBlank:
+			if i < covered || i == 0 || !nameEnd[s[i-1]] || i+1 == len(s) || !alnumSet[s[i+1]] {
+				continue
+			}
+			if m, ok := prosePasswordAt(s, i); ok {
+				ms = append(ms, m)
+				covered = m.end
+				continue
+			}
+			if m, ok := spacedValue(s, i); ok {
 				ms = append(ms, m)
 				covered = m.end
 			}
@@ -413,7 +434,6 @@ var prefixRules = func() (t [256][]prefixRule) {
 		{"hvs.", vaultToken, b64url, 24, 0, true},
 		{"hvb.", vaultToken, b64url, 24, 0, true},
 		{"hvr.", vaultToken, b64url, 24, 0, true},
-		{"SG.", sendgridKey, gitlabBody, 60, 0, true},
 		{"dp.st.", dopplerToken, gitlabBody, 40, 0, true},
 		{"dp.ct.", dopplerToken, gitlabBody, 40, 0, true},
 		{"dp.pt.", dopplerToken, gitlabBody, 40, 0, true},
@@ -457,10 +477,6 @@ func atStart(s string, i int) (m match, ok bool, next int) {
 		}
 		m, ok, next := jwtAt(s, i)
 		return m, ok, next
-	case 'p', 'P':
-		if m, ok := prosePasswordAt(s, i); ok {
-			return m, true, m.end
-		}
 	case 'h':
 		if m, ok := slackHookAt(s, i); ok {
 			return m, true, m.end
@@ -688,7 +704,7 @@ func userFlagAt(s string, i int) (match, bool) {
 		// or the value joined to the flag.
 		e := runMax(s, i+1, letters, 16)
 		u := strings.IndexByte(s[i+1:e], 'u')
-		if u < 0 || i > 0 && s[i-1] != ' ' && s[i-1] != '\t' || !curlCommand(commandBefore(s, i)) {
+		if u < 0 || i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
 			return match{}, false
 		}
 		p = i + 1 + u + 1
@@ -700,6 +716,9 @@ func userFlagAt(s string, i int) (match, bool) {
 	c := strings.IndexByte(s[v.start:v.end], ':')
 	if c < 0 || nonValue(s[v.start+c+1:v.end]) {
 		return match{}, false
+	}
+	if s[i+1] != '-' && !strings.HasPrefix(s[i:], "-u ") && !curlCommand(commandBefore(s, i)) {
+		return match{}, false // joined flags: curl's only
 	}
 	return match{v.start + c + 1, v.end, password}, true
 }
@@ -958,8 +977,9 @@ const (
 )
 
 // assignment handles a ':' or '=' at p: NAME=value, NAME: value,
-// "name": "value", name => value.
-func assignment(s string, p int) (match, bool) {
+// "name": "value", name => value. cookie is where the last Cookie: header
+// was seen, or -1 (see inCookie).
+func assignment(s string, p int, cookie *int) (match, bool) {
 	colon := s[p] == ':'
 	sepEnd, keyEnd := p+1, p
 	if p+1 < len(s) {
@@ -1005,7 +1025,7 @@ func assignment(s string, p int) (match, bool) {
 		return match{}, false // prose: "Reset password: click the link"
 	}
 	name := s[ks:ke]
-	if !colon && inCookie(s, ks) {
+	if !colon && inCookie(s, ks, cookie) {
 		return cookieValue(s, sepEnd)
 	}
 	k, st := classify(name)
@@ -1063,27 +1083,22 @@ func assignment(s string, p int) (match, bool) {
 }
 
 // inCookie reports whether the name at ks is one of a Cookie or
-// Set-Cookie header's, on the same line after "Cookie:".
-func inCookie(s string, ks int) bool {
+// Set-Cookie header's: after its colon or another cookie's ';', with no
+// line break since the header. Each check moves *cookie up to ks, so that
+// the bytes between are looked at once, however many cookies follow.
+func inCookie(s string, ks int, cookie *int) bool {
+	if *cookie < 0 || *cookie >= ks {
+		return false
+	}
 	if b := skipBack(s, ks); b == 0 || s[b-1] != ':' && s[b-1] != ';' {
 		return false // a cookie follows the header's colon or another cookie
 	}
-	j := max(0, ks-512)
-	line := s[j:ks]
-	if k := strings.LastIndexAny(line, "\n\r"); k >= 0 {
-		line = line[k+1:]
+	if between := s[*cookie:ks]; strings.IndexByte(between, '\n') >= 0 || strings.IndexByte(between, '\r') >= 0 || strings.Contains(between, `\n`) {
+		*cookie = -1
+		return false
 	}
-	for k := strings.IndexByte(line, ':'); k >= 0; {
-		if k >= 6 && strings.EqualFold(line[k-6:k], "cookie") {
-			return true
-		}
-		n := strings.IndexByte(line[k+1:], ':')
-		if n < 0 {
-			break
-		}
-		k += n + 1
-	}
-	return false
+	*cookie = ks
+	return true
 }
 
 // cookieValue finds a cookie's value, a secret when it is long enough to
@@ -1097,6 +1112,40 @@ func cookieValue(s string, p int) (match, bool) {
 		return match{}, false
 	}
 	return match{p, e, secret}, true
+}
+
+// spacedValue finds a random-looking value after a secret-like name and
+// a blank, as in "api_key Xk3j9…" or "the token hvs.CAES…": with no
+// separator to say that a value follows, only one that looks generated
+// counts, whatever the name.
+func spacedValue(s string, p int) (match, bool) {
+	b := p + 1
+	e := runMax(s, b, tokenChars, maxValue)
+	if e-b < minEntropyLen || s[b] == '/' || s[b] == '.' {
+		return match{}, false // most words: too short to look generated; paths
+	}
+	switch classes(s[b:e]) {
+	case classUpper, classLower, classDigit, 0:
+		return match{}, false
+	}
+	if e < len(s) && !valueEnd[s[e]] && strings.IndexByte(",;)]}", s[e]) < 0 {
+		return match{}, false // part of something longer: a path, a call
+	}
+	ks, ke, _ := keyBefore(s, p)
+	if ke-ks < 3 || ke != p {
+		return match{}, false
+	}
+	if _, st := classify(s[ks:ke]); st == notSecret || st == header {
+		return match{}, false
+	}
+	for e > b && strings.IndexByte(".,;:", s[e-1]) >= 0 {
+		e--
+	}
+	v := s[b:e]
+	if !highEntropyValue(v) || codeValue(v, s[ks:ke]) || strings.Contains(v, "/") && strings.Contains(v, ".") {
+		return match{}, false // TestParseHeader, a hash's file path
+	}
+	return match{b, e, highEntropy}, true
 }
 
 // wordBefore reports whether a word precedes the name at ks on its line,
@@ -1764,10 +1813,13 @@ func isAny(w string, list ...string) bool {
 // api.telegram.org/bot<id>:AA…) and the secret of a Discord webhook URL
 // (://discord.com/api/webhooks/<id>/<token>).
 func colonToken(s string, p int) (match, bool) {
-	if p > 0 && isDigit(s[p-1]) {
+	if p+3 >= len(s) {
+		return match{}, false
+	}
+	if s[p+1] == 'A' && s[p+2] == 'A' && p > 0 && isDigit(s[p-1]) {
 		return telegramAt(s, p)
 	}
-	if strings.HasPrefix(s[p:], "://") {
+	if s[p+1] == '/' && s[p+2] == '/' && strings.Contains(s[p+3:min(len(s), p+3+len("canary.discordapp"))], "discord") {
 		return discordHookAt(s, p+3)
 	}
 	return match{}, false
@@ -1860,11 +1912,12 @@ func echoBase64At(s string, i int) (match, bool) {
 }
 
 // prosePasswordAt finds the password of "the password is hunter2" and
-// "password was: 'x y'". An unquoted word counts only when it holds a
-// digit or a symbol, so that "the password is incorrect" stays.
-func prosePasswordAt(s string, i int) (match, bool) {
-	w := runMax(s, i, letters, 16)
-	if !isAny(s[i:w], "password", "passwd", "passphrase", "passcode") {
+// "password was: 'x y'", from the blank at w after the name. An unquoted
+// word counts only when it holds a digit or a symbol, so that "the
+// password is incorrect" stays. After another secret-like name ("the
+// key is SG.…"), only a value that looks generated counts.
+func prosePasswordAt(s string, w int) (match, bool) {
+	if s[w+1] != 'i' && s[w+1] != 'w' {
 		return match{}, false
 	}
 	p := w
@@ -1878,25 +1931,40 @@ func prosePasswordAt(s string, i int) (match, bool) {
 	default:
 		return match{}, false
 	}
+	ks, _, _ := keyBefore(s, w)
+	name := s[ks:w]
+	if len(name) < 3 || !wordStart(s, ks) {
+		return match{}, false
+	}
+	k := password
+	if !isAny(name, "password", "passwd", "passphrase", "passcode") {
+		if _, st := classify(name); st == notSecret || st == header {
+			return match{}, false
+		}
+		k = highEntropy
+	}
 	p = skipBlanks(s, p)
 	if p >= len(s) {
 		return match{}, false
 	}
 	if b, e, ok := quotedAt(s, p); ok {
-		if e-b > 64 || nonValue(s[b:e]) {
+		if e-b > 64 || nonValue(s[b:e]) || k == highEntropy && !highEntropyValue(s[b:e]) {
 			return match{}, false
 		}
-		return match{b, e, password}, true
+		return match{b, e, k}, true
 	}
-	e := runMax(s, p, notValueEnd, 64)
+	e := runMax(s, p, notValueEnd, maxValue)
 	for e > p && strings.IndexByte(".,;:!?)]}", s[e-1]) >= 0 {
 		e--
 	}
 	v := s[p:e]
-	if nonValue(v) || codeValue(v, "") || !hasDigit(v) && !strings.ContainsAny(v, "!@#$%^&*+=?~") {
+	if nonValue(v) || codeValue(v, "") {
 		return match{}, false
 	}
-	return match{p, e, password}, true
+	if k == highEntropy && !highEntropyValue(v) || k == password && (len(v) > 64 || !hasDigit(v) && !strings.ContainsAny(v, "!@#$%^&*+=?~")) {
+		return match{}, false
+	}
+	return match{p, e, k}, true
 }
 
 // passArgAt finds the password of OpenSSL's -pass pass:SECRET (-passin,
@@ -1930,16 +1998,16 @@ func redisAuthAt(s string, i int) (match, bool) {
 	if !strings.HasPrefix(s[i:], "-a ") || i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
 		return match{}, false
 	}
-	cmd := commandBefore(s, i)
-	if !strings.Contains(cmd, "redis-cli") && !strings.Contains(cmd, "valkey-cli") && !strings.Contains(cmd, "keydb-cli") {
-		return match{}, false
-	}
 	p := skipBlanks(s, i+len("-a "))
 	if p >= len(s) || s[p] == '-' {
 		return match{}, false
 	}
 	v, ok := valueAfter(s, p, false)
 	if !ok || nonValue(s[v.start:v.end]) {
+		return match{}, false
+	}
+	cmd := commandBefore(s, i)
+	if !strings.Contains(cmd, "redis-cli") && !strings.Contains(cmd, "valkey-cli") && !strings.Contains(cmd, "keydb-cli") {
 		return match{}, false
 	}
 	return match{v.start, v.end, password}, true
