@@ -49,7 +49,9 @@
 //	                echoed into or out of base64 ($(echo c2Vj… | base64 -d))
 //	high-entropy    a random-looking value of a name that is only secret-like:
 //	                ending in key, keys, tokens, secrets, credentials, or holding
-//	                password, secret or token before its last word
+//	                password, secret or token before its last word; and a
+//	                random-looking value after any secret-like name and a
+//	                blank or "is" (api_key Xk3j…, the key is SG.…)
 //	email           an e-mail address
 //
 // Tokens must start a word (the byte before is not a letter or digit, or is
