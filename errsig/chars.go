@@ -3,23 +3,24 @@ package errsig
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/lorehq/lore/internal/redact"
 )
 
-// lineOf is s as Error.Line holds it: valid UTF-8, trimmed, at most
-// maxLine bytes.
+// lineOf is s as Error.Line holds it: redacted, valid UTF-8, trimmed, at
+// most maxLine bytes. It redacts before it cuts, so that a cut token is
+// not left for the redactor to miss.
 func lineOf(s string) string {
-	return strings.TrimSpace(clip(s, maxLine))
+	return strings.TrimSpace(clip(redactor.Head(s, maxLine), maxLine))
 }
 
-// clip cuts s to at most n bytes, at a rune boundary, and makes it valid
-// UTF-8.
+var redactor = redact.New()
+
+// clip cuts s to at most n bytes, where no part of a secret or of a
+// redaction marker stays (redact.Cut), and makes it valid UTF-8.
 func clip(s string, n int) string {
 	if len(s) > n {
-		i := n
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i]
+		s = s[:redact.Cut(s, n)]
 	}
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "")

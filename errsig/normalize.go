@@ -57,7 +57,7 @@ func normalize(line string, keepIdents bool) string {
 // normal form to fit.
 func normalizeCut(line string, keepIdents bool) (string, bool) {
 	cut := len(line) > maxNormIn
-	line = clip(line, maxNormIn)
+	line = clip(redactor.Head(line, maxNormIn), maxNormIn)
 	pre := prepass(line)
 	var buf [48]token
 	toks := tokenize(buf[:0], pre)

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/internal/shellcmd"
 )
 
@@ -431,17 +432,27 @@ func quoteCode(s string) string {
 	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
 }
 
-// clip shortens s to at most n bytes, on a rune boundary, marking the cut.
+// clip shortens s to at most n bytes, marking the cut. It redacts s
+// first, as it came, since joining its lines and cutting it could hide a
+// secret from the redactor (a PEM block's lines, a token's end), and
+// cuts where redact.Cut says no part of a secret or marker stays.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
+	head := clipRedactor.Head(s, n)
+	out := strings.Join(strings.Fields(head), " ")
+	if len(out) <= n && len(head) < len(s) {
+		out = strings.Join(strings.Fields(clipRedactor.String(s)), " ") // blanks shrank more than the margin
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	if len(out) <= n {
+		return out
 	}
-	return s[:n] + "…"
+	k := redact.Cut(out, n)
+	if k < n {
+		return strings.TrimRight(out[:k], " ") + "…"
+	}
+	return out[:k] + "…"
 }
+
+var clipRedactor = redact.New()
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)

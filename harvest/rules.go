@@ -93,6 +93,9 @@ func collectCalls(s *lore.Session) []*call {
 			c := &call{pos: m.Index, name: tc.Name, input: tc.Input}
 			c.cmd = shellcmd.FromCall(tc.Name, tc.Input)
 			c.key = actionKey(c.cmd)
+			// Redacted as it came: items show it normalised (unquoted,
+			// joined, cut), which hides a secret from a later redaction.
+			c.cmd = clipRedactor.String(c.cmd)
 			calls = append(calls, c)
 			if tc.ID != "" {
 				byID[tc.ID] = c

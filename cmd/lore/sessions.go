@@ -14,6 +14,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -344,7 +345,8 @@ func truncate(s string, n int) string {
 	if len(r) <= n {
 		return s
 	}
-	return string(r[:n-1]) + "…"
+	// Where no part of a secret or of a redaction marker stays.
+	return s[:redact.Cut(s, len(string(r[:n-1])))] + "…"
 }
 
 // oneLine puts s on one line, shortened to n runes (n ≤ 0: whole).

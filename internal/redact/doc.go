@@ -21,6 +21,12 @@
 //	google-api-key  AIza and exactly 35 of [A-Za-z0-9_-]
 //	npm-token       npm_ and 30+ of [A-Za-z0-9]
 //	huggingface-token  hf_ and 34+ of [A-Za-z0-9]
+//	vault-token     hvs. hvb. hvr. and 24+ of [A-Za-z0-9_-]
+//	doppler-token   dp.st. dp.ct. dp.pt. dp.sa. and 40+ of [A-Za-z0-9_.-]
+//	shopify-token   shpat_ shpss_ shpca_ shppa_ and 32 hex digits
+//	pypi-token      pypi- and 50+ of [A-Za-z0-9_-]
+//	telegram-token  <bot id>:AA… (also in api.telegram.org/bot<id>:AA…)
+//	discord-webhook the token of discord.com/api/webhooks/<id>/<token>
 //	jwt             eyJ… . … . … : three base64url segments
 //	aws-secret-key  the value of an aws_secret_access_key-like name
 //	url-password    the password in scheme://user:password@host
@@ -31,25 +37,37 @@
 //	                after a known service or account: not BYPASS, OLDPWD);
 //	                the password of curl -u/--user user:password, of
 //	                mysql -pPASSWORD (mysqldump, mariadb …), sshpass -p and
-//	                docker login -p (podman, nerdctl, buildah, skopeo)
+//	                docker login -p (podman, nerdctl, buildah, skopeo);
+//	                curl's short flags joined (-fu user:pw, -uuser:pw),
+//	                OpenSSL's -pass/-passin/-passout pass:…, redis-cli -a
+//	                (valkey-cli, keydb-cli), and prose: "the password is
+//	                hunter2" (an unquoted word only with a digit or symbol)
 //	secret          the value of a name ending in secret, token, auth, apikey,
-//	                credential, or api/access/private/secret/client… key
+//	                credential, or api/access/private/secret/client/account…
+//	                key (Azure's AccountKey=, --account-key); a cookie of 16+
+//	                bytes after Cookie: or Set-Cookie: (sessionid=…); what is
+//	                echoed into or out of base64 ($(echo c2Vj… | base64 -d))
 //	high-entropy    a random-looking value of a name that is only secret-like:
 //	                ending in key, keys, tokens, secrets, credentials, or holding
-//	                password, secret or token before its last word
+//	                password, secret or token before its last word; and a
+//	                random-looking value after any secret-like name and a
+//	                blank or "is" (api_key Xk3j…, the key is SG.…)
 //	email           an e-mail address
 //
 // Tokens must start a word (the byte before is not a letter or digit, or is
-// the n of a JSON \n escape). Assignments are NAME=value, NAME: value,
+// the n of a JSON \n escape). A PEM block's lines may end in \n escaped
+// more than once (JSON inside a JSON string). Assignments are NAME=value, NAME: value,
 // "name": "value", name => value, NAME := "value" and --name value, also
 // inside JSON-escaped text (\"password\": \"…\"); only the value goes.
 // NAME: value must start its line or follow a quote or bracket, otherwise
 // it is prose ("Reset password: click the link"). Values that are obviously
-// none stay: shorter than 3 bytes, null/nil/none/true/false and the like,
+// none stay (a ';' before the next Name= of a connection string ends one):
+// shorter than 3 bytes, null/nil/none/true/false and the like,
 // small or signed numbers, versions, ${VAR}, $VAR, $(cmd), {{ tmpl }},
 // <your-token>, %s, ***, xxx, your-api-key. So does what reads as code
 // rather than as a secret, unless it is quoted: calls, indexes and dotted
-// names (getpass(), env["X"], self.token), names without digits in
+// names (getpass(), env["X"], self.token; not when a part is random, as
+// in hvs.CAESI… or SG.ngeV…), names without digits in
 // snake_case or camelCase (default_password, defaultPassword), the name
 // itself (f(token=token)), the right side of := and of declarations
 // (var t Token = tok), values followed by an operator, and a NAME: value

@@ -28,6 +28,11 @@ var planted = []struct{ text, secret string }{
 	{"\nexport MY_SERVICE_KEY=" + randomB62 + "\n", randomB62},
 	{"postgres://app:planted-Pw-7731@db.internal/app", "planted-Pw-7731"},
 	{"alice.planted@corp-mail.io", "alice.planted@corp-mail.io"},
+	{vaultTk, vaultTk},
+	{"https://api.telegram.org/bot" + telegramTok + "/getMe", "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ"},
+	{"https://discord.com/api/webhooks/" + discordURL, discordURL[20:]},
+	{"\nexport VAULT_TOKEN=" + vaultTk + "\n", vaultTk},
+	{"\nredis-cli -a planted-Pw-7731\n", "planted-Pw-7731"},
 }
 
 // FuzzRedact checks that String never panics, is idempotent, keeps valid

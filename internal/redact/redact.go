@@ -20,6 +20,12 @@ const (
 	KindGoogleAPIKey  = "google-api-key"
 	KindNPMToken      = "npm-token"
 	KindHFToken       = "huggingface-token"
+	KindVaultToken    = "vault-token"
+	KindDopplerToken  = "doppler-token"
+	KindShopifyToken  = "shopify-token"
+	KindPyPIToken     = "pypi-token"
+	KindTelegramToken = "telegram-token"
+	KindDiscordHook   = "discord-webhook"
 	KindJWT           = "jwt"
 	KindAWSSecretKey  = "aws-secret-key"
 	KindURLPassword   = "url-password"
@@ -47,6 +53,12 @@ const (
 	googleAPIKey
 	npmToken
 	hfToken
+	vaultToken
+	dopplerToken
+	shopifyToken
+	pypiToken
+	telegramToken
+	discordHook
 	jwt
 	awsSecretKey
 	urlPassword
@@ -70,6 +82,12 @@ var kindNames = [...]string{
 	googleAPIKey:  KindGoogleAPIKey,
 	npmToken:      KindNPMToken,
 	hfToken:       KindHFToken,
+	vaultToken:    KindVaultToken,
+	dopplerToken:  KindDopplerToken,
+	shopifyToken:  KindShopifyToken,
+	pypiToken:     KindPyPIToken,
+	telegramToken: KindTelegramToken,
+	discordHook:   KindDiscordHook,
 	jwt:           KindJWT,
 	awsSecretKey:  KindAWSSecretKey,
 	urlPassword:   KindURLPassword,
@@ -178,17 +196,24 @@ const (
 	clAt
 	clEq
 	clColon
+	clBlank // may follow a secret-like name whose value comes after a space
 )
 
 var byteClass = func() (t [256]uint8) {
-	for _, c := range []byte("AgxsrwnehBb-") {
+	for _, c := range []byte("Agxsrwnehdp-B") {
 		t[c] = clStart
 	}
 	t['@'] = clAt
 	t['='] = clEq
 	t[':'] = clColon
+	t[' '] = clBlank
 	return t
 }()
+
+// nameEnd holds the last letters of secret-like names (token, secret,
+// key, password, pwd, auth, credential, and their plurals): a blank after
+// any other byte starts no value.
+var nameEnd = set("nNtTyYdDhHlLsS")
 
 // pairSet holds pairs of bytes.
 type pairSet [256][4]uint64
@@ -205,8 +230,12 @@ var startPairs = func() *pairSet {
 			p.add(r.prefix[0], r.prefix[1])
 		}
 	}
-	for _, s := range []string{"ey", "ho", "Be", "BE", "be", "--", "-u", "-p"} {
+	for _, s := range []string{"ey", "ec", "ho", "Be", "BE", "be"} {
 		p.add(s[0], s[1])
+	}
+	// Flags: --name, and short ones joined (curl -fu, -uUSER, -p, -a).
+	for _, c := range []byte("-" + upper + lower) {
+		p.add('-', c)
 	}
 	return &p
 }()
@@ -216,6 +245,7 @@ var startPairs = func() *pairSet {
 func find(s string) []match {
 	var ms []match
 	covered := 0 // end of the last assigned value
+	cookie := -1 // where the last Cookie: header of this line was seen
 	for i := 0; i < len(s); i++ {
 		switch byteClass[s[i]] {
 		case clNone:
@@ -239,7 +269,30 @@ func find(s string) []match {
 			if i < covered {
 				continue
 			}
-			if m, ok := assignment(s, i); ok {
+			if s[i] == ':' {
+				if m, ok := colonToken(s, i); ok {
+					ms = append(ms, m)
+					covered = m.end
+					continue
+				}
+			}
+			if s[i] == ':' && i >= 6 && strings.EqualFold(s[i-6:i], "cookie") {
+				cookie = i // Cookie:, Set-Cookie:
+			}
+			if m, ok := assignment(s, i, &cookie); ok {
+				ms = append(ms, m)
+				covered = m.end
+			}
+		case clBlank:
+			if i < covered || i == 0 || !nameEnd[s[i-1]] || i+1 == len(s) || !alnumSet[s[i+1]] {
+				continue
+			}
+			if m, ok := prosePasswordAt(s, i); ok {
+				ms = append(ms, m)
+				covered = m.end
+				continue
+			}
+			if m, ok := spacedValue(s, i); ok {
 				ms = append(ms, m)
 				covered = m.end
 			}
@@ -281,6 +334,9 @@ var (
 	upperBlank = set(upper + " ")
 	base64Std  = set(alnum + "+/=")
 	digitDot   = set(digits + ".")
+	hexChars   = set(digits + "abcdefABCDEF")
+	letters    = set(upper + lower)
+	digitSet   = set(digits)
 	// userinfo holds what may sit between "://" and "@", placeholders included.
 	userinfo = set(alnum + "-._~%!$&'()*+,;=:{}")
 	// valueEnd ends an unquoted value: whitespace, quotes, a JSON escape, a
@@ -375,6 +431,18 @@ var prefixRules = func() (t [256][]prefixRule) {
 		{"whsec_", stripeKey, alnumSet, 20, 0, false},
 		{"npm_", npmToken, alnumSet, 30, 0, false},
 		{"hf_", hfToken, alnumSet, 34, 0, false},
+		{"hvs.", vaultToken, b64url, 24, 0, true},
+		{"hvb.", vaultToken, b64url, 24, 0, true},
+		{"hvr.", vaultToken, b64url, 24, 0, true},
+		{"dp.st.", dopplerToken, gitlabBody, 40, 0, true},
+		{"dp.ct.", dopplerToken, gitlabBody, 40, 0, true},
+		{"dp.pt.", dopplerToken, gitlabBody, 40, 0, true},
+		{"dp.sa.", dopplerToken, gitlabBody, 40, 0, true},
+		{"shpat_", shopifyToken, hexChars, 32, 32, false},
+		{"shpss_", shopifyToken, hexChars, 32, 32, false},
+		{"shpca_", shopifyToken, hexChars, 32, 32, false},
+		{"shppa_", shopifyToken, hexChars, 32, 32, false},
+		{"pypi-", pypiToken, b64url, 50, 0, true},
 	} {
 		t[r.prefix[0]] = append(t[r.prefix[0]], r)
 	}
@@ -404,6 +472,9 @@ func atStart(s string, i int) (m match, ok bool, next int) {
 	}
 	switch s[i] {
 	case 'e':
+		if m, ok := echoBase64At(s, i); ok {
+			return m, true, i + 1
+		}
 		m, ok, next := jwtAt(s, i)
 		return m, ok, next
 	case 'h':
@@ -425,6 +496,12 @@ func atStart(s string, i int) (m match, ok bool, next int) {
 			return m, true, i + 1
 		}
 		if m, ok := userFlagAt(s, i); ok {
+			return m, true, i + 1
+		}
+		if m, ok := passArgAt(s, i); ok {
+			return m, true, i + 1
+		}
+		if m, ok := redisAuthAt(s, i); ok {
 			return m, true, i + 1
 		}
 		if m, ok := passwordFlagAt(s, i); ok {
@@ -567,9 +644,16 @@ func pemLine(s string, k, limit int) (start, end, next int) {
 			next = k + 1
 			break
 		}
-		if s[k] == '\\' && k+1 < limit && s[k+1] == 'n' {
-			next = k + 2
-			break
+		if s[k] == '\\' {
+			// \n, or \\n in JSON inside a JSON string, and so on.
+			j := k + 1
+			for j < limit && j-k < 8 && s[j] == '\\' {
+				j++
+			}
+			if j < limit && s[j] == 'n' {
+				next = j + 1
+				break
+			}
 		}
 		k++
 	}
@@ -616,7 +700,14 @@ func userFlagAt(s string, i int) (match, bool) {
 	case strings.HasPrefix(s[i:], "--user "):
 		p = i + len("--user ")
 	default:
-		return match{}, false
+		// curl -fu user:pw, -sSfu user:pw, -uuser:pw: short flags joined,
+		// or the value joined to the flag.
+		e := runMax(s, i+1, letters, 16)
+		u := strings.IndexByte(s[i+1:e], 'u')
+		if u < 0 || i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
+			return match{}, false
+		}
+		p = i + 1 + u + 1
 	}
 	v, ok := valueAfter(s, p, false)
 	if !ok {
@@ -625,6 +716,9 @@ func userFlagAt(s string, i int) (match, bool) {
 	c := strings.IndexByte(s[v.start:v.end], ':')
 	if c < 0 || nonValue(s[v.start+c+1:v.end]) {
 		return match{}, false
+	}
+	if s[i+1] != '-' && !strings.HasPrefix(s[i:], "-u ") && !curlCommand(commandBefore(s, i)) {
+		return match{}, false // joined flags: curl's only
 	}
 	return match{v.start + c + 1, v.end, password}, true
 }
@@ -883,8 +977,9 @@ const (
 )
 
 // assignment handles a ':' or '=' at p: NAME=value, NAME: value,
-// "name": "value", name => value.
-func assignment(s string, p int) (match, bool) {
+// "name": "value", name => value. cookie is where the last Cookie: header
+// was seen, or -1 (see inCookie).
+func assignment(s string, p int, cookie *int) (match, bool) {
 	colon := s[p] == ':'
 	sepEnd, keyEnd := p+1, p
 	if p+1 < len(s) {
@@ -930,6 +1025,9 @@ func assignment(s string, p int) (match, bool) {
 		return match{}, false // prose: "Reset password: click the link"
 	}
 	name := s[ks:ke]
+	if !colon && inCookie(s, ks, cookie) {
+		return cookieValue(s, sepEnd)
+	}
 	k, st := classify(name)
 	if st == notSecret {
 		return match{}, false
@@ -982,6 +1080,72 @@ func assignment(s string, p int) (match, bool) {
 		return match{}, false
 	}
 	return match{v.start, v.end, k}, true
+}
+
+// inCookie reports whether the name at ks is one of a Cookie or
+// Set-Cookie header's: after its colon or another cookie's ';', with no
+// line break since the header. Each check moves *cookie up to ks, so that
+// the bytes between are looked at once, however many cookies follow.
+func inCookie(s string, ks int, cookie *int) bool {
+	if *cookie < 0 || *cookie >= ks {
+		return false
+	}
+	if b := skipBack(s, ks); b == 0 || s[b-1] != ':' && s[b-1] != ';' {
+		return false // a cookie follows the header's colon or another cookie
+	}
+	if between := s[*cookie:ks]; strings.IndexByte(between, '\n') >= 0 || strings.IndexByte(between, '\r') >= 0 || strings.Contains(between, `\n`) {
+		*cookie = -1
+		return false
+	}
+	*cookie = ks
+	return true
+}
+
+// cookieValue finds a cookie's value, a secret when it is long enough to
+// be a session: lang=en stays.
+func cookieValue(s string, p int) (match, bool) {
+	e := runMax(s, p, notValueEnd, maxValue)
+	if k := strings.IndexByte(s[p:e], ';'); k >= 0 {
+		e = p + k
+	}
+	if e-p < 16 || nonValue(s[p:e]) {
+		return match{}, false
+	}
+	return match{p, e, secret}, true
+}
+
+// spacedValue finds a random-looking value after a secret-like name and
+// a blank, as in "api_key Xk3j9…" or "the token hvs.CAES…": with no
+// separator to say that a value follows, only one that looks generated
+// counts, whatever the name.
+func spacedValue(s string, p int) (match, bool) {
+	b := p + 1
+	e := runMax(s, b, tokenChars, maxValue)
+	if e-b < minEntropyLen || s[b] == '/' || s[b] == '.' {
+		return match{}, false // most words: too short to look generated; paths
+	}
+	switch classes(s[b:e]) {
+	case classUpper, classLower, classDigit, 0:
+		return match{}, false
+	}
+	if e < len(s) && !valueEnd[s[e]] && strings.IndexByte(",;)]}", s[e]) < 0 {
+		return match{}, false // part of something longer: a path, a call
+	}
+	ks, ke, _ := keyBefore(s, p)
+	if ke-ks < 3 || ke != p {
+		return match{}, false
+	}
+	if _, st := classify(s[ks:ke]); st == notSecret || st == header {
+		return match{}, false
+	}
+	for e > b && strings.IndexByte(".,;:", s[e-1]) >= 0 {
+		e--
+	}
+	v := s[b:e]
+	if !highEntropyValue(v) || codeValue(v, s[ks:ke]) || strings.Contains(v, "/") && strings.Contains(v, ".") {
+		return match{}, false // TestParseHeader, a hash's file path
+	}
+	return match{b, e, highEntropy}, true
 }
 
 // wordBefore reports whether a word precedes the name at ks on its line,
@@ -1123,14 +1287,14 @@ func classify(name string) (kind, strength) {
 		return password, strong
 	case "secret", "token", "apikey", "credential", "auth", "authtoken",
 		"accesstoken", "secretkey", "privatekey", "accesskey", "clientsecret",
-		"sessiontoken", "refreshtoken", "secretaccesskey":
+		"sessiontoken", "refreshtoken", "secretaccesskey", "accountkey", "sharedaccesskey":
 		return w.secretKind(), strong
 	case "authorization":
 		return authorization, header
 	case "key":
 		switch string(w.last(1)) {
 		case "api", "access", "private", "secret", "client", "signing",
-			"encryption", "master", "auth", "session":
+			"encryption", "master", "auth", "session", "account":
 			return w.secretKind(), strong
 		case "public", "pub", "host", "primary", "foreign", "sort", "partition":
 			return 0, notSecret
@@ -1294,6 +1458,9 @@ func valueAfter(s string, p int, colon bool) (value, bool) {
 		// reads the line as the first did.
 		v.phrase = k > v.end && k < len(s) && (alnumSet[s[k]] || s[k] == '%' || strings.HasPrefix(s[k:], markerPrefix))
 	}
+	if k := strings.IndexByte(s[v.start:v.end], ';'); k >= 0 && nextField(s, v.start+k+1) {
+		v.end = v.start + k // AccountKey=…;EndpointSuffix=…
+	}
 	for v.end > v.start && strings.IndexByte(",;:)}]", s[v.end-1]) >= 0 {
 		v.end-- // punctuation of the code around the value
 	}
@@ -1301,6 +1468,12 @@ func valueAfter(s string, p int, colon bool) (value, bool) {
 		v.next = s[k]
 	}
 	return v, v.end > v.start
+}
+
+// nextField reports a Name= at i, the next field of a connection string.
+func nextField(s string, i int) bool {
+	e := runMax(s, i, keyChars, maxName)
+	return e > i && e < len(s) && s[e] == '='
 }
 
 var notValueEnd = func() *charset {
@@ -1513,7 +1686,18 @@ func codeValue(v, name string) bool {
 	}
 	// Words have more lower case than capitals; random letters do not.
 	camel := humps > 0 && uppers*5 <= len(v)*2
-	return dot && v[len(v)-1] != '.' || (under || camel) && !digit || strings.EqualFold(v, name)
+	return dot && v[len(v)-1] != '.' && !randomPart(v) || (under || camel) && !digit || strings.EqualFold(v, name)
+}
+
+// randomPart reports a dotted value with a part that looks randomly
+// generated: hvs.CAESI…, SG.ngeV….TwL2…, not self.token or a.b.c.
+func randomPart(v string) bool {
+	for part := range strings.SplitSeq(v, ".") {
+		if len(part) >= minEntropyLen && highEntropyValue(part) {
+			return true
+		}
+	}
+	return false
 }
 
 // eqLower reports whether s, folded to lower case, is w.
@@ -1575,7 +1759,7 @@ func highEntropyValue(v string) bool {
 	case classUpper, classLower, classDigit, 0:
 		return false
 	}
-	if dottedName(v) {
+	if dottedName(v) && !randomPart(v) {
 		return false // c.config.EncryptedClientHelloKeys
 	}
 	// /home/me/.ssh/id_ed25519 is a path, not a key.
@@ -1623,3 +1807,226 @@ func isAny(w string, list ...string) bool {
 	}
 	return false
 }
+
+// colonToken finds what a ':' holds together that is no assignment: a
+// Telegram bot token (its id, a colon, and AA… as in
+// api.telegram.org/bot<id>:AA…) and the secret of a Discord webhook URL
+// (://discord.com/api/webhooks/<id>/<token>).
+func colonToken(s string, p int) (match, bool) {
+	if p+3 >= len(s) {
+		return match{}, false
+	}
+	if s[p+1] == 'A' && s[p+2] == 'A' && p > 0 && isDigit(s[p-1]) {
+		return telegramAt(s, p)
+	}
+	if s[p+1] == '/' && s[p+2] == '/' && strings.Contains(s[p+3:min(len(s), p+3+len("canary.discordapp"))], "discord") {
+		return discordHookAt(s, p+3)
+	}
+	return match{}, false
+}
+
+// telegramAt finds <bot id>:AA<33 of base64url> around the ':' at p.
+func telegramAt(s string, p int) (match, bool) {
+	b := p
+	for b > 0 && p-b < 12 && isDigit(s[b-1]) {
+		b--
+	}
+	if n := p - b; n < 6 || n > 11 || b > 0 && alnumSet[s[b-1]] && !strings.HasSuffix(s[:b], "bot") {
+		return match{}, false
+	}
+	if !strings.HasPrefix(s[p+1:], "AA") {
+		return match{}, false
+	}
+	e := runMax(s, p+1, b64url, 64)
+	if n := e - p - 1; n < 30 || n > 40 || e < len(s) && alnumSet[s[e]] {
+		return match{}, false
+	}
+	return match{b, e, telegramToken}, true
+}
+
+// discordHookAt finds the token of a Discord webhook URL whose host starts
+// at h.
+func discordHookAt(s string, h int) (match, bool) {
+	he := runMax(s, h, hostChars, 64)
+	host := s[h:he]
+	if host != "discord.com" && host != "discordapp.com" && !strings.HasSuffix(host, ".discord.com") && !strings.HasSuffix(host, ".discordapp.com") {
+		return match{}, false
+	}
+	rest := s[he:]
+	if !strings.HasPrefix(rest, "/api/") {
+		return match{}, false
+	}
+	k := he + len("/api/")
+	if strings.HasPrefix(s[k:], "v") { // /api/v10/webhooks/
+		k = run(s[:min(len(s), k+4)], k+1, digitSet)
+		if k >= len(s) || s[k] != '/' {
+			return match{}, false
+		}
+		k++
+	}
+	if !strings.HasPrefix(s[k:], "webhooks/") {
+		return match{}, false
+	}
+	k += len("webhooks/")
+	id := runMax(s, k, digitSet, 24)
+	if id == k || id >= len(s) || s[id] != '/' {
+		return match{}, false
+	}
+	e := runMax(s, id+1, b64url, maxToken)
+	if e-id-1 < 40 {
+		return match{}, false
+	}
+	return match{id + 1, e, discordHook}, true
+}
+
+// echoBase64At finds what is echoed into base64 or out of it, as in
+// $(echo c2VjcmV0 | base64 -d) or $(echo -n user:pass | base64): a secret
+// kept out of sight of a reader, not of lore.
+func echoBase64At(s string, i int) (match, bool) {
+	if !strings.HasPrefix(s[i:], "echo ") {
+		return match{}, false
+	}
+	p := skipBlanks(s, i+len("echo "))
+	for _, f := range []string{"-n ", "-e ", "-ne ", "-en "} {
+		if strings.HasPrefix(s[p:], f) {
+			p = skipBlanks(s, p+len(f))
+			break
+		}
+	}
+	if p >= len(s) {
+		return match{}, false
+	}
+	v, ok := valueAfter(s, p, false)
+	if !ok || v.end-v.start < 6 || nonValue(s[v.start:v.end]) {
+		return match{}, false
+	}
+	k := v.end
+	if v.quoted {
+		k++
+	}
+	k = skipBlanks(s, k)
+	if k >= len(s) || s[k] != '|' || !strings.HasPrefix(s[skipBlanks(s, k+1):], "base64") {
+		return match{}, false
+	}
+	return match{v.start, v.end, secret}, true
+}
+
+// prosePasswordAt finds the password of "the password is hunter2" and
+// "password was: 'x y'", from the blank at w after the name. An unquoted
+// word counts only when it holds a digit or a symbol, so that "the
+// password is incorrect" stays. After another secret-like name ("the
+// key is SG.…"), only a value that looks generated counts.
+func prosePasswordAt(s string, w int) (match, bool) {
+	if s[w+1] != 'i' && s[w+1] != 'w' {
+		return match{}, false
+	}
+	p := w
+	switch {
+	case strings.HasPrefix(s[p:], " is "):
+		p += len(" is ")
+	case strings.HasPrefix(s[p:], " was "):
+		p += len(" was ")
+	case strings.HasPrefix(s[p:], " is: "), strings.HasPrefix(s[p:], " was: "):
+		p = strings.IndexByte(s[p:], ':') + p + 2
+	default:
+		return match{}, false
+	}
+	ks, _, _ := keyBefore(s, w)
+	name := s[ks:w]
+	if len(name) < 3 || !wordStart(s, ks) {
+		return match{}, false
+	}
+	k := password
+	if !isAny(name, "password", "passwd", "passphrase", "passcode") {
+		if _, st := classify(name); st == notSecret || st == header {
+			return match{}, false
+		}
+		k = highEntropy
+	}
+	p = skipBlanks(s, p)
+	if p >= len(s) {
+		return match{}, false
+	}
+	if b, e, ok := quotedAt(s, p); ok {
+		if e-b > 64 || nonValue(s[b:e]) || k == highEntropy && !highEntropyValue(s[b:e]) {
+			return match{}, false
+		}
+		return match{b, e, k}, true
+	}
+	e := runMax(s, p, notValueEnd, maxValue)
+	for e > p && strings.IndexByte(".,;:!?)]}", s[e-1]) >= 0 {
+		e--
+	}
+	v := s[p:e]
+	if nonValue(v) || codeValue(v, "") {
+		return match{}, false
+	}
+	if k == highEntropy && !highEntropyValue(v) || k == password && (len(v) > 64 || !hasDigit(v) && !strings.ContainsAny(v, "!@#$%^&*+=?~")) {
+		return match{}, false
+	}
+	return match{p, e, k}, true
+}
+
+// passArgAt finds the password of OpenSSL's -pass pass:SECRET (-passin,
+// -passout); env:, file: and fd: name where it is, which is no secret.
+func passArgAt(s string, i int) (match, bool) {
+	var p int
+	switch {
+	case strings.HasPrefix(s[i:], "-pass "):
+		p = i + len("-pass ")
+	case strings.HasPrefix(s[i:], "-passin "):
+		p = i + len("-passin ")
+	case strings.HasPrefix(s[i:], "-passout "):
+		p = i + len("-passout ")
+	default:
+		return match{}, false
+	}
+	v, ok := valueAfter(s, p, false)
+	if !ok || !strings.HasPrefix(s[v.start:v.end], "pass:") {
+		return match{}, false
+	}
+	b := v.start + len("pass:")
+	if nonValue(s[b:v.end]) {
+		return match{}, false
+	}
+	return match{b, v.end, password}, true
+}
+
+// redisAuthAt finds the password of redis-cli -a PASSWORD (valkey-cli,
+// keydb-cli); elsewhere -a is anything.
+func redisAuthAt(s string, i int) (match, bool) {
+	if !strings.HasPrefix(s[i:], "-a ") || i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
+		return match{}, false
+	}
+	p := skipBlanks(s, i+len("-a "))
+	if p >= len(s) || s[p] == '-' {
+		return match{}, false
+	}
+	v, ok := valueAfter(s, p, false)
+	if !ok || nonValue(s[v.start:v.end]) {
+		return match{}, false
+	}
+	cmd := commandBefore(s, i)
+	if !strings.Contains(cmd, "redis-cli") && !strings.Contains(cmd, "valkey-cli") && !strings.Contains(cmd, "keydb-cli") {
+		return match{}, false
+	}
+	return match{v.start, v.end, password}, true
+}
+
+// curlCommand reports curl, whose -u takes user:password.
+func curlCommand(cmd string) bool {
+	for k := strings.Index(cmd, "curl"); k >= 0; {
+		e := k + len("curl")
+		if (k == 0 || strings.IndexByte(" \t/\"'=:{", cmd[k-1]) >= 0) && (e == len(cmd) || cmd[e] == ' ' || cmd[e] == '\t') {
+			return true
+		}
+		n := strings.Index(cmd[e:], "curl")
+		if n < 0 {
+			break
+		}
+		k = e + n
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

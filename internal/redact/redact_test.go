@@ -460,6 +460,8 @@ var adversarial = []string{
 	"token=", "token='", "sk-", "eyJhbGciOiJIUzI1NiJ9-", "--_", "a@", "x://u:p@",
 	"hooks.slack.com/services/", "Bearer ", "-----BEGIN RSA PRIVATE KEY-----\n",
 	"password: ${", "AKIA", "\"k\":\"", "=", ":", "ghp_",
+	"Cookie: a=", ";a=", "curl -fu ", "echo x ", "password is ", "1234567:", "api_key ", "key ",
+	"://discord.com/api/webhooks/1/", "redis-cli -a ", "-----BEGIN RSA PRIVATE KEY-----\\\\n",
 }
 
 // go test -run '^$' -bench Adversarial ./internal/redact
