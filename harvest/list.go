@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -323,7 +324,7 @@ func hashed(path string) (fingerprint, error) {
 		if name != path {
 			io.WriteString(h, name[len(path):]+"\x00")
 		}
-		f, err := os.Open(name)
+		f, err := regularfile.Open(name)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 )
 
 // ErrNotTranscript is wrapped by every error that says a file or folder
@@ -231,7 +232,7 @@ func (in *input) open() (io.ReadCloser, error) {
 }
 
 func openFile(path string, compressed bool) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +286,7 @@ func (in *input) readHead() error {
 		in.headBuf = make([]byte, headSize)
 	}
 	buf := in.headBuf[:headSize]
-	f, err := os.Open(in.path)
+	f, err := regularfile.Open(in.path)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 )
 
 // Problem is an input lore could not read, and why.
@@ -210,7 +211,11 @@ func Read(ctx context.Context, path string, opts Options) ([]*lore.Session, erro
 		return nil, err
 	}
 	j := job{path: path, size: fi.Size(), explicit: true}
-	if fi.IsDir() {
+	if !fi.IsDir() {
+		if err := regularfile.Check(fi); err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+	} else {
 		names, err := dirNames(path)
 		if err != nil {
 			return nil, err
@@ -288,6 +293,9 @@ func collect(root string) ([]job, []Problem) {
 		return nil, []Problem{{Path: root, Err: cleanPathErr(err)}}
 	}
 	if !fi.IsDir() {
+		if err := regularfile.Check(fi); err != nil {
+			return nil, []Problem{{Path: root, Err: err}}
+		}
 		return []job{{path: root, size: fi.Size(), explicit: true}}, nil
 	}
 	w := walker{}

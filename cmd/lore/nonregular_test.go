@@ -1,0 +1,57 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHarvestSkipsNamedPipes: lore harvest and lore sessions given a named
+// pipe, or a folder holding a transcript folder one of whose files is a
+// pipe, answer at once; they do not wait for a writer.
+func TestHarvestSkipsNamedPipes(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "session.jsonl")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	task := filepath.Join(dir, "tasks", "1749000000000")
+	ui, err := os.ReadFile(filepath.Join("..", "..", "transcript", "testdata", "cline", "tasks", "1749000000000", "ui_messages.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(task, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(task, "ui_messages.json"), ui, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(task, "api_conversation_history.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(t.TempDir(), "lore.db")
+	for _, args := range [][]string{
+		{"harvest", pipe, "--store", store},
+		{"sessions", pipe},
+		{"sessions", "show", pipe},
+		{"harvest", filepath.Join(dir, "tasks"), "--store", store},
+	} {
+		t.Run(strings.Join(args[:len(args)-1], " "), func(t *testing.T) {
+			done := make(chan result, 1)
+			go func() { done <- runLore(t, "", args...) }()
+			select {
+			case r := <-done:
+				if strings.HasPrefix(filepath.Base(args[1]), "session") && (r.code != 1 || !strings.Contains(r.err, "named pipe")) {
+					t.Fatalf("exit %d, stderr %q; want 1 and a line saying it is a named pipe", r.code, r.err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("lore %s still blocked after 10s", strings.Join(args, " "))
+			}
+		})
+	}
+}
