@@ -66,6 +66,9 @@ type ListOptions struct {
 	Every bool
 	// DryRun updates no record.
 	DryRun bool
+	// Defaults says the paths are the agents' default locations, which
+	// are read as transcript.DefaultInputs reads them.
+	Defaults bool
 	// Progress, if set, is called as transcripts are read with the bytes
 	// done and the bytes to read.
 	Progress func(done, total int64)
@@ -102,6 +105,9 @@ func List(ctx context.Context, paths []string, opts ListOptions) (*Listing, erro
 		return nil, err
 	}
 	inputs, problems := transcript.Inputs(paths)
+	if opts.Defaults {
+		inputs, problems = transcript.DefaultInputs(paths)
+	}
 	l.Problems = problems
 	for _, in := range inputs {
 		l.files[in.Path] = &file{}

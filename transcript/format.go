@@ -48,6 +48,9 @@ type Options struct {
 	// NoGit skips git lookups: repo is then the cwd's base name or what
 	// the transcript says.
 	NoGit bool
+	// Defaults says the paths of a Scan are the agents' default
+	// locations, read as DefaultInputs reads them.
+	Defaults bool
 	// Progress, if set, is called as files are read with the bytes done
 	// and the bytes in all; calls come from several goroutines.
 	Progress func(done, total int64)

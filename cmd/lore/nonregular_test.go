@@ -55,3 +55,34 @@ func TestHarvestSkipsNamedPipes(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultDiscoveryPassesOverOthersFiles: lore sessions and lore
+// harvest with no path read no transcript in a default location that
+// other users can write; named, it is read.
+func TestDefaultDiscoveryPassesOverOthersFiles(t *testing.T) {
+	home := t.TempDir()
+	projects := filepath.Join(home, ".claude", "projects")
+	os.MkdirAll(filepath.Dir(projects), 0o700)
+	if err := os.Rename(fixtures(t), projects); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.Walk(projects, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && p != projects {
+			err = os.Chmod(p, fi.Mode().Perm()|0o002)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := runLore(t, home, "sessions", "--json"); r.stdout != "" {
+		t.Errorf("default sessions listed others' transcripts:\n%s", r.stdout)
+	}
+	store := filepath.Join(t.TempDir(), "lore.db")
+	if r := runLore(t, home, "harvest", "--store", store, "--json"); !strings.Contains(r.stdout, `"sessions_seen":0`) {
+		t.Errorf("default harvest read others' transcripts:\n%s", r.stdout)
+	}
+	if r := runLore(t, home, "sessions", "--json", projects); strings.Count(r.stdout, "\n") != 4 {
+		t.Errorf("named, got %d sessions, want 4:\n%s", strings.Count(r.stdout, "\n"), r.stdout)
+	}
+}

@@ -138,7 +138,7 @@ type scanned struct {
 func findSessions(ctx context.Context, o scanOptions) (*scanned, error) {
 	paths, roots := searchPaths(o.Env, o.Paths)
 	bar := newByteProgress(o.IO, "reading transcripts")
-	res, err := transcript.Scan(ctx, paths, transcript.Options{Messages: o.Messages, Progress: bar.update})
+	res, err := transcript.Scan(ctx, paths, transcript.Options{Messages: o.Messages, Progress: bar.update, Defaults: len(o.Paths) == 0})
 	bar.stop()
 	if err != nil {
 		return nil, err
