@@ -107,3 +107,20 @@ func TestNamedPipesAreNotOpened(t *testing.T) {
 		}
 	})
 }
+
+// TestRepoOfDirSkipsNamedPipes: the working folder a hook names (lore
+// boot --format claude-hook) may hold a .git file or a git config that is
+// a pipe: its repository is then found without reading them.
+func TestRepoOfDirSkipsNamedPipes(t *testing.T) {
+	withConfig := filepath.Join(t.TempDir(), "proj")
+	mkfifo(t, filepath.Join(withConfig, ".git", "config"))
+	withGitFile := filepath.Join(t.TempDir(), "wt")
+	mkfifo(t, filepath.Join(withGitFile, ".git"))
+	for _, dir := range []string{withConfig, withGitFile} {
+		var repo string
+		within(t, "RepoOfDir", func() { repo = RepoOfDir(dir) })
+		if repo != filepath.Base(dir) {
+			t.Errorf("RepoOfDir(%s) = %q, want the folder's name", dir, repo)
+		}
+	}
+}
