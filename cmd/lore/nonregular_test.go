@@ -86,3 +86,20 @@ func TestDefaultDiscoveryPassesOverOthersFiles(t *testing.T) {
 		t.Errorf("named, got %d sessions, want 4:\n%s", strings.Count(r.stdout, "\n"), r.stdout)
 	}
 }
+
+// TestSessionsSaysWhyALocationIsNotRead: a default location other users
+// can write is listed as not read, and why, not as missing.
+func TestSessionsSaysWhyALocationIsNotRead(t *testing.T) {
+	home := t.TempDir()
+	projects := filepath.Join(home, ".claude", "projects")
+	if err := os.MkdirAll(projects, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(projects, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	r := runLore(t, home, "sessions")
+	if !strings.Contains(r.err, projects) || !strings.Contains(r.err, "not read: writable by other users") {
+		t.Errorf("stderr %q; want %s listed as not read, and why", r.err, projects)
+	}
+}

@@ -219,8 +219,11 @@ func explainEmpty(w io.Writer, sc *scanned) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range sc.roots {
 		state := "not there"
-		if r.Exists {
+		switch {
+		case r.Exists:
 			state = "no transcripts"
+		case r.Distrusted != "":
+			state = "not read: " + r.Distrusted
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t(%s, %s)\n", r.Agent, r.Path, r.Source, state)
 	}
