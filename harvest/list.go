@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -65,6 +66,9 @@ type ListOptions struct {
 	Every bool
 	// DryRun updates no record.
 	DryRun bool
+	// Defaults says the paths are the agents' default locations, which
+	// are read as transcript.DefaultInputs reads them.
+	Defaults bool
 	// Progress, if set, is called as transcripts are read with the bytes
 	// done and the bytes to read.
 	Progress func(done, total int64)
@@ -101,6 +105,9 @@ func List(ctx context.Context, paths []string, opts ListOptions) (*Listing, erro
 		return nil, err
 	}
 	inputs, problems := transcript.Inputs(paths)
+	if opts.Defaults {
+		inputs, problems = transcript.DefaultInputs(paths)
+	}
 	l.Problems = problems
 	for _, in := range inputs {
 		l.files[in.Path] = &file{}
@@ -323,7 +330,7 @@ func hashed(path string) (fingerprint, error) {
 		if name != path {
 			io.WriteString(h, name[len(path):]+"\x00")
 		}
-		f, err := os.Open(name)
+		f, err := regularfile.Open(name)
 		if err != nil {
 			return err
 		}

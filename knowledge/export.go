@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,7 +73,9 @@ func Export(ctx context.Context, s itemLister, dir string, now time.Time) (Expor
 	}
 	st := ExportStats{Items: len(items), Files: slices.Sorted(maps.Keys(files))}
 	for _, name := range st.Files {
-		if err := atomicfile.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), files[name], 0o644); err != nil {
+		// The items are the user's, and may quote their code and
+		// sessions: for the user alone, as the store is.
+		if err := atomicfile.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), files[name], 0o600); err != nil {
 			return ExportStats{}, err
 		}
 	}
@@ -211,8 +215,27 @@ func plural(c lore.Category) string {
 	return strings.ReplaceAll(string(c), "-", " ") + "s"
 }
 
+// maxFileName bounds the names fileName makes, well below the 255 bytes
+// file systems allow, with room for ".md" and the temporary file's
+// affixes (atomicfile).
+const maxFileName = 120
+
 // fileName turns a scope into a file name: "acme/api" gives "acme__api".
+// A name longer than maxFileName is cut and ends in a hash of the whole
+// scope, so that two long scopes sharing a beginning stay apart; the page's
+// title and index.json keep the scope whole.
 func fileName(s string) string {
+	name := safeName(s)
+	if len(name) <= maxFileName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(s))
+	return name[:maxFileName-17] + "-" + hex.EncodeToString(sum[:8])
+}
+
+// safeName is s with every byte but letters, digits, '.', '_' and '-'
+// made '_', and '/' "__".
+func safeName(s string) string {
 	return strings.Map(func(r rune) rune {
 		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-' {
 			return r

@@ -211,8 +211,8 @@ func TestLayout(t *testing.T) {
 		t.Errorf("files on disk: %v, want %v", names, wantFiles)
 	}
 	for _, name := range st.Files {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != 0o644 {
-			t.Errorf("%s: mode %v, %v; want 0644", name, fi.Mode(), err)
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, %v; want 0600", name, fi.Mode(), err)
 		}
 	}
 

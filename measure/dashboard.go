@@ -36,7 +36,7 @@ func WriteDashboard(dir string, m Metrics) error {
 	if err := dashboardPage.Execute(&page, newDashPage(m)); err != nil {
 		return fmt.Errorf("render dashboard page: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create dashboard folder: %w", err)
 	}
 	files := []struct {
@@ -47,8 +47,10 @@ func WriteDashboard(dir string, m Metrics) error {
 		{DashboardJSON, js},
 		{DashboardHTML, page.Bytes()},
 	}
+	// The metrics name the user's repositories and sessions: for the
+	// user alone, as the store is.
 	for _, f := range files {
-		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data, 0o600); err != nil {
 			return fmt.Errorf("write %s: %w", f.name, err)
 		}
 	}

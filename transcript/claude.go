@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 )
 
 // Claude Code: ~/.claude/projects/<escaped-cwd>/<session>.jsonl, one JSON
@@ -106,7 +107,7 @@ func readClaude(ctx context.Context, in *input, emit emitFunc) error {
 }
 
 func (r *claudeReader) readRelated(ctx context.Context, path string) error {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -493,7 +494,7 @@ func foldedAgentFile(dir, name string, names map[string]bool) bool {
 // peekSessionID returns the first "sessionId" value in the first bytes of
 // a Claude Code transcript.
 func peekSessionID(path string) string {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		return ""
 	}

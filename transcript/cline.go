@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 )
 
 // Cline and Roo Code (FORMATS.md section 8): a task folder
@@ -181,7 +182,7 @@ func clineReadDir(ctx context.Context, in *input, emit emitFunc) error {
 // load parses one file of the task; a missing file is (nil, nil), a
 // damaged one a warning.
 func (c *clineReader) load(path string, p *fastjson.Parser) (*fastjson.Value, error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil

@@ -17,8 +17,12 @@ type Root struct {
 	// Source says what chose the path: an environment variable such as
 	// "CODEX_HOME", or "default".
 	Source string
-	// Exists is set by DefaultRoots when the path is there.
+	// Exists is set by DefaultRoots when the path is there and may be
+	// read.
 	Exists bool
+	// Distrusted says why a path that is there is not read: another user
+	// owns it, or could write it (see distrust).
+	Distrusted string
 }
 
 // Env is what discovery reads of the machine; tests build their own.
@@ -67,8 +71,9 @@ func (e Env) macAppSupport(elem ...string) string {
 
 // DefaultRoots lists where each agent writes transcripts on this kind of
 // machine, honouring the agents' own overrides (CLAUDE_CONFIG_DIR,
-// CODEX_HOME, HERMES_HOME, …), with Exists set for those present. A path
-// is listed once.
+// CODEX_HOME, HERMES_HOME, …), with Exists set for those present and
+// the user's own (Distrusted says why one present is not). A path is
+// listed once.
 func DefaultRoots(e Env) []Root {
 	var out []Root
 	seen := map[string]bool{}
@@ -82,8 +87,10 @@ func DefaultRoots(e Env) []Root {
 				continue
 			}
 			seen[r.Path] = true
-			_, err := os.Stat(r.Path)
-			r.Exists = err == nil
+			if fi, err := os.Stat(r.Path); err == nil {
+				r.Distrusted = distrustPath(r.Path, fi)
+				r.Exists = r.Distrusted == ""
+			}
 			out = append(out, r)
 		}
 	}

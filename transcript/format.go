@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 )
 
 // ErrNotTranscript is wrapped by every error that says a file or folder
@@ -47,6 +48,9 @@ type Options struct {
 	// NoGit skips git lookups: repo is then the cwd's base name or what
 	// the transcript says.
 	NoGit bool
+	// Defaults says the paths of a Scan are the agents' default
+	// locations, read as DefaultInputs reads them.
+	Defaults bool
 	// Progress, if set, is called as files are read with the bytes done
 	// and the bytes in all; calls come from several goroutines.
 	Progress func(done, total int64)
@@ -231,7 +235,7 @@ func (in *input) open() (io.ReadCloser, error) {
 }
 
 func openFile(path string, compressed bool) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +289,7 @@ func (in *input) readHead() error {
 		in.headBuf = make([]byte, headSize)
 	}
 	buf := in.headBuf[:headSize]
-	f, err := os.Open(in.path)
+	f, err := regularfile.Open(in.path)
 	if err != nil {
 		return err
 	}

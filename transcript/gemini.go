@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 )
 
 // Gemini CLI: ~/.gemini/tmp/<project>/chats/session-<time>-<id8>.json (a
@@ -472,7 +473,7 @@ func geminiProjectRoot(path string) string {
 	default:
 		return ""
 	}
-	f, err := os.Open(filepath.Join(project, ".project_root"))
+	f, err := regularfile.Open(filepath.Join(project, ".project_root"))
 	if err != nil {
 		return ""
 	}

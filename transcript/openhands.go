@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 )
 
 // OpenHands (FORMATS.md section 5) writes four shapes, all read here:
@@ -705,7 +706,7 @@ func readOpenHandsV0Dir(ctx context.Context, in *input, emit emitFunc) error {
 	// metadata.json (ConversationMetadata) names the repository the user
 	// picked, its branch and the model.
 	var metaModel string
-	if data, err := os.ReadFile(filepath.Join(convDir, "metadata.json")); err == nil {
+	if data, err := regularfile.ReadFile(filepath.Join(convDir, "metadata.json")); err == nil {
 		if md, err := in.parser().ParseBytes(data); err == nil && md.Type() == fastjson.TypeObject {
 			if repo := str(md, "selected_repository"); repo != "" {
 				b.s.Repo = RepoFromURL(repo)
@@ -755,7 +756,7 @@ func readOpenHandsV1(ctx context.Context, in *input, emit emitFunc) error {
 
 	var baseStatus string
 	var haveBase bool
-	if data, err := os.ReadFile(filepath.Join(convDir, "base_state.json")); err == nil {
+	if data, err := regularfile.ReadFile(filepath.Join(convDir, "base_state.json")); err == nil {
 		if st, err := in.parser().ParseBytes(data); err == nil && st.Type() == fastjson.TypeObject {
 			haveBase = true
 			b.s.Model = str(st, "agent", "llm", "model")
@@ -824,7 +825,7 @@ func openhandsEachEvent(ctx context.Context, in *input, b *builder, dir string, 
 		if i&255 == 255 && ctx.Err() != nil {
 			return read, ctx.Err()
 		}
-		data, err := os.ReadFile(filepath.Join(dir, f.name))
+		data, err := regularfile.ReadFile(filepath.Join(dir, f.name))
 		if err != nil {
 			b.warn(0, fmt.Errorf("event %d: %w", f.n, cleanPathErr(err)))
 			continue

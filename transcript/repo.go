@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 	"github.com/lorehq/lore/internal/shellcmd"
 )
 
@@ -496,7 +497,7 @@ func networkRemote(u string) string {
 func gitConfigPath(gitPath string, isDir bool) string {
 	gitDir := gitPath
 	if !isDir {
-		b, err := os.ReadFile(gitPath)
+		b, err := regularfile.ReadFile(gitPath)
 		if err != nil {
 			return ""
 		}
@@ -508,7 +509,7 @@ func gitConfigPath(gitPath string, isDir bool) string {
 		if !filepath.IsAbs(gitDir) {
 			gitDir = filepath.Join(filepath.Dir(gitPath), gitDir)
 		}
-		if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		if b, err := regularfile.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 			common := strings.TrimSpace(string(b))
 			if !filepath.IsAbs(common) {
 				common = filepath.Join(gitDir, common)
@@ -522,7 +523,7 @@ func gitConfigPath(gitPath string, isDir bool) string {
 // remoteURL reads the url of remote "origin" from a git config file, or of
 // the first remote when there is no origin.
 func remoteURL(configPath string) string {
-	f, err := os.Open(configPath)
+	f, err := regularfile.Open(configPath)
 	if err != nil {
 		return ""
 	}

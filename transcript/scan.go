@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/regularfile"
 )
 
 // Problem is an input lore could not read, and why.
@@ -61,12 +62,24 @@ type Input struct {
 // ReadInputs; a caller that knows some inputs need no reading (harvest,
 // by its records) reads the others alone.
 func Inputs(paths []string) ([]Input, []Problem) {
+	return inputs(paths, false)
+}
+
+// DefaultInputs is Inputs for the agents' default locations (DefaultRoots)
+// rather than paths the user named: a location, and each file and folder
+// in it, is passed over unread when another user owns it or could write
+// it.
+func DefaultInputs(paths []string) ([]Input, []Problem) {
+	return inputs(paths, true)
+}
+
+func inputs(paths []string, defaults bool) ([]Input, []Problem) {
 	var (
 		ins   []Input
 		probs []Problem
 	)
 	for _, p := range paths {
-		js, ps := collect(p)
+		js, ps := collect(p, defaults)
 		for _, j := range js {
 			ins = append(ins, Input{Path: j.path, Size: j.size, job: j})
 		}
@@ -79,7 +92,7 @@ func Inputs(paths []string) ([]Input, []Problem) {
 // walked. Problems with single inputs are collected, not returned as
 // errors; the error is only for a cancelled context.
 func Scan(ctx context.Context, paths []string, opts Options) (*Result, error) {
-	ins, probs := Inputs(paths)
+	ins, probs := inputs(paths, opts.Defaults)
 	res, err := ReadInputs(ctx, ins, opts)
 	if err != nil {
 		return nil, err
@@ -210,7 +223,11 @@ func Read(ctx context.Context, path string, opts Options) ([]*lore.Session, erro
 		return nil, err
 	}
 	j := job{path: path, size: fi.Size(), explicit: true}
-	if fi.IsDir() {
+	if !fi.IsDir() {
+		if err := regularfile.Check(fi); err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+	} else {
 		names, err := dirNames(path)
 		if err != nil {
 			return nil, err
@@ -281,16 +298,23 @@ func totalTokens(s *lore.Session) int64 {
 	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 }
 
-// collect turns one user-given path into jobs.
-func collect(root string) ([]job, []Problem) {
+// collect turns one path into jobs: one the user gave or, with defaults,
+// an agent's default location.
+func collect(root string, defaults bool) ([]job, []Problem) {
 	fi, err := os.Stat(root)
 	if err != nil {
 		return nil, []Problem{{Path: root, Err: cleanPathErr(err)}}
 	}
+	if defaults && distrustPath(root, fi) != "" {
+		return nil, nil
+	}
 	if !fi.IsDir() {
+		if err := regularfile.Check(fi); err != nil {
+			return nil, []Problem{{Path: root, Err: err}}
+		}
 		return []job{{path: root, size: fi.Size(), explicit: true}}, nil
 	}
-	w := walker{}
+	w := walker{defaults: defaults}
 	w.walk(root)
 	return w.jobs, w.problems
 }
@@ -308,6 +332,9 @@ func cleanPathErr(err error) error {
 type walker struct {
 	jobs     []job
 	problems []Problem
+	// defaults is set in an agent's default location: what another user
+	// owns or could write is passed over.
+	defaults bool
 }
 
 // skipDirs are folders that never hold transcripts worth walking into.
@@ -330,6 +357,9 @@ func (w *walker) walk(dir string) {
 		names[e.Name()] = true
 	}
 	if f := matchDir(dir, names); f != nil {
+		if w.defaults && !w.allOwn(dir, entries) {
+			return
+		}
 		w.jobs = append(w.jobs, job{path: dir, size: dirSize(dir), dir: f})
 		return
 	}
@@ -337,10 +367,13 @@ func (w *walker) walk(dir string) {
 		name := e.Name()
 		path := filepath.Join(dir, name)
 		typ := e.Type()
-		if typ&fs.ModeSymlink != 0 {
+		if typ&fs.ModeSymlink != 0 || w.defaults {
 			fi, err := os.Stat(path)
 			if err != nil {
 				continue // a dangling link is nothing to read
+			}
+			if w.defaults && distrust(fi) != "" {
+				continue
 			}
 			typ = fi.Mode().Type()
 		}
@@ -363,6 +396,18 @@ func (w *walker) walk(dir string) {
 			w.jobs = append(w.jobs, job{path: path, size: fi.Size()})
 		}
 	}
+}
+
+// allOwn reports whether every entry of a transcript folder met in a
+// default location is the user's own, and no other user can write it.
+func (w *walker) allOwn(dir string, entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		fi, err := os.Stat(filepath.Join(dir, e.Name()))
+		if err == nil && distrust(fi) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // notTranscriptNames are files that sit beside transcripts and are known

@@ -152,7 +152,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	// unless a selection among all sessions needs what they hold.
 	paths, roots := searchPaths(opts.Env, opts.Paths)
 	read := newByteProgress(opts.IO, "reading transcripts")
-	listing, err := harvest.List(ctx, paths, harvest.ListOptions{Store: st, Extractor: ex.Name(), DryRun: opts.DryRun,
+	listing, err := harvest.List(ctx, paths, harvest.ListOptions{Store: st, Defaults: len(opts.Paths) == 0, Extractor: ex.Name(), DryRun: opts.DryRun,
 		Every: opts.Top > 0 || opts.Agent != "" || opts.Repo != "" || opts.Since != "", Progress: read.update})
 	read.stop()
 	if err != nil {

@@ -139,7 +139,7 @@ type scanned struct {
 func findSessions(ctx context.Context, o scanOptions) (*scanned, error) {
 	paths, roots := searchPaths(o.Env, o.Paths)
 	bar := newByteProgress(o.IO, "reading transcripts")
-	res, err := transcript.Scan(ctx, paths, transcript.Options{Messages: o.Messages, Progress: bar.update})
+	res, err := transcript.Scan(ctx, paths, transcript.Options{Messages: o.Messages, Progress: bar.update, Defaults: len(o.Paths) == 0})
 	bar.stop()
 	if err != nil {
 		return nil, err
@@ -220,8 +220,11 @@ func explainEmpty(w io.Writer, sc *scanned) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, r := range sc.roots {
 		state := "not there"
-		if r.Exists {
+		switch {
+		case r.Exists:
 			state = "no transcripts"
+		case r.Distrusted != "":
+			state = "not read: " + r.Distrusted
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t(%s, %s)\n", r.Agent, r.Path, r.Source, state)
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -93,7 +95,11 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 
 // resolveSessions reads the sessions the argument names, with messages.
 func resolveSessions(ctx context.Context, opts *sessionsShowOptions) ([]*lore.Session, error) {
-	if _, err := os.Stat(opts.Arg); err == nil && opts.In == "" {
+	_, err := os.Stat(opts.Arg)
+	if errors.Is(err, fs.ErrNotExist) && opts.In == "" && looksLikePath(opts.Arg) {
+		return nil, fmt.Errorf("%s: no such file or folder", opts.Arg)
+	}
+	if err == nil && opts.In == "" {
 		ss, err := transcript.Read(ctx, opts.Arg, transcript.Options{Messages: true})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", opts.Arg, err)
@@ -125,6 +131,25 @@ func resolveSessions(ctx context.Context, opts *sessionsShowOptions) ([]*lore.Se
 		}
 	}
 	return nil, fmt.Errorf("%s is no longer in %s", s.ID, s.Path)
+}
+
+// looksLikePath reports whether arg names a file rather than a session:
+// it has a folder in it or a transcript's extension, and does not start
+// as a session id does, with an agent's name and a colon.
+func looksLikePath(arg string) bool {
+	for _, a := range lore.Agents {
+		if strings.HasPrefix(arg, a+":") {
+			return false
+		}
+	}
+	if strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(arg)) {
+	case ".jsonl", ".json", ".zst", ".md", ".db", ".traj":
+		return true
+	}
+	return false
 }
 
 var errNoSession = errors.New("no session")

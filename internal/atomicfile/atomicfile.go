@@ -9,9 +9,12 @@ import (
 )
 
 // WriteFile replaces path with data, with permissions perm, creating its
-// folder (0755) when missing. On error the old file is left as it was.
+// folder when missing with the same permissions and search where there
+// is read (0600 gives 0700, 0644 0755): a file for the user alone is not
+// put in a folder others can list. On error the old file is left as it
+// was.
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), dirPerm(perm)); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
@@ -35,6 +38,12 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// dirPerm is the folder mode for files of mode perm.
+func dirPerm(perm fs.FileMode) fs.FileMode {
+	perm &= fs.ModePerm
+	return perm | perm&0o444>>2
 }
 
 // ResolveLink is the file a write to p should replace: where a symbolic

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -61,5 +62,27 @@ func TestResolveLink(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(real); string(b) != "two" {
 		t.Errorf("the file the link points at holds %q", b)
+	}
+}
+
+// TestFolderMode: a folder WriteFile creates is as private as the file.
+func TestFolderMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix modes on Windows")
+	}
+	old := umask(0o022)
+	defer umask(old)
+	for perm, want := range map[os.FileMode]os.FileMode{0o600: 0o700, 0o644: 0o755, 0o640: 0o750} {
+		p := filepath.Join(t.TempDir(), "new", "f")
+		if err := WriteFile(p, []byte("x"), perm); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Dir(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("file %v: folder %v, want %v", perm, got, want)
+		}
 	}
 }
