@@ -330,13 +330,22 @@ var redactor = redact.New()
 // so that a test can count its calls.
 var scrub = redactor.Count
 
+// MaxText is the most bytes of text an item may hold: an item is a
+// sentence or two, and a boot hands many of them out within a budget of
+// tokens. A longer text is refused, not cut, since a cut could change
+// what it says.
+const MaxText = 4000
+
 // Prepare checks an item a caller wants stored and brings it into the
 // form every store keeps: secrets redacted from text, signature and tags;
 // times in UTC to the microsecond; tags trimmed, lower-cased and unique;
 // the id computed when empty; status active and first seen now when unset.
-// It returns an EINVALID error for empty text, an unknown category or
-// status, or a confidence outside 0..1.
+// It returns an EINVALID error for empty text or one over MaxText, an
+// unknown category or status, or a confidence outside 0..1.
 func Prepare(it Item, now time.Time) (Item, error) {
+	if n := len(strings.TrimSpace(it.Text)); n > MaxText {
+		return it, Errorf(EINVALID, "text of %d bytes; an item holds at most %d", n, MaxText)
+	}
 	redacted := it.isRedacted()
 	if !redacted {
 		it.Text, _ = scrub(it.Text)

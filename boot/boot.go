@@ -265,11 +265,12 @@ func candidates(ctx context.Context, st store, opts Options) ([]*candidate, erro
 		list = append(list, c)
 	}
 	if opts.Task != "" {
+		task := lore.CutTask(opts.Task) // a pasted log searches its first paragraphs
 		qs := make([]lore.Query, len(scopes))
 		for i, f := range scopes {
 			// Bounded: a session start must not wait for every item that
 			// shares a common word with the task to be scored.
-			qs[i] = lore.Query{Text: opts.Task, Filter: f, Limit: perScope(budgetOf(opts)), Bounded: true}
+			qs[i] = lore.Query{Text: task, Filter: f, Limit: perScope(budgetOf(opts)), Bounded: true}
 		}
 		found, err := st.Searches(ctx, qs)
 		if err != nil {

@@ -170,3 +170,17 @@ func TestImportScreen(t *testing.T) {
 		t.Errorf("import --as-is: exit %d, %s%s", r.code, r.stdout, r.err)
 	}
 }
+
+// A 10 MB text given to lore add is refused with a short usage error
+// and stores nothing.
+func TestAddRefusesLongText(t *testing.T) {
+	home := t.TempDir()
+	r := runLore(t, home, "add", strings.Repeat("the build needs more memory ", 400_000), "--category", "fact")
+	if r.code != 2 || len(r.err) > 200 || !strings.Contains(r.err, "an item holds at most") {
+		t.Fatalf("exit %d, stderr %.200q", r.code, r.err)
+	}
+	r = runLore(t, home, "search", "memory", "--status", "any")
+	if strings.Contains(r.stdout, "build needs") {
+		t.Errorf("the long text was stored: %.200q", r.stdout)
+	}
+}
