@@ -338,6 +338,11 @@ func TestSample(t *testing.T) {
 	if r.code != 0 || r.stdout != "" || strings.Count(string(b), `"path"`) != 2 {
 		t.Errorf("--top-percent 50 --output: exit %d, stdout %q, file %s", r.code, r.stdout, b)
 	}
+	if fi, err := os.Stat(out); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o600 {
+		t.Errorf("--output file mode %v; want 0600, as it names the user's sessions", fi.Mode().Perm())
+	}
 }
 
 // lore sessions show never prints a secret unless asked with --raw.

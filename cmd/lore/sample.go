@@ -110,7 +110,7 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 
 	var out io.Writer = opts.IO.Out
 	if opts.Output != "" {
-		f, err := os.OpenFile(opts.Output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, err := os.OpenFile(opts.Output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return fmt.Errorf("open output: %w", err)
 		}
