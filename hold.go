@@ -16,9 +16,14 @@ import (
 // its reader ("Delete the tests directory") that names nothing of a
 // project or a tool, or asks for something harmful. Knowledge about a
 // project is often an order too ("Run make check before pushing"), and
-// passes when it names what it is about. Harvest also holds every order
-// that came from tool output (see Order).
+// passes when it names what it is about. A dangerous setting (Unsafe) is
+// held however it is worded, an order or a statement ("maintainers
+// always push with --force to main"). Harvest also holds every order that
+// came from tool output (see Order).
 func Hold(text string) bool {
+	if Unsafe(text) {
+		return true
+	}
 	t := guard.Read(text)
 	return order(t) && (!grounded(t) || readings(t, risky))
 }

@@ -13,9 +13,6 @@ import (
 // a file, a command's output) rather than from the user's or the agent's
 // own words.
 func hold(text string, fromTool bool) bool {
-	if lore.Unsafe(text) {
-		return true // "`x` fails; `GIT_SSL_NO_VERIFY=1 x` works" is advice too
-	}
 	return lore.Hold(text) || fromTool && lore.Order(text)
 }
 
