@@ -195,12 +195,38 @@ var errMigrate = errors.New("the store needs a writable open")
 // with a schema version and these is a lore store.
 var loreTables = []string{"items", "items_fts"}
 
+// errForeign says the file is a database of another application.
+var errForeign = errors.New("a SQLite database of another application, not a lore store")
+
+// checkSettle is how long check looks again before it takes a database
+// for another application's: another lore process may be making the store
+// at that moment, and a reader that takes no locks (see
+// sqlitex.ReadOnlyURI) can catch its first pages half written.
+var checkSettle = []time.Duration{20 * time.Millisecond, 80 * time.Millisecond, 300 * time.Millisecond}
+
 // check tells a lore store (nil, or errMigrate) from a file that is
 // not one, reading it without changing anything: an empty file or an
 // empty database is a store yet to be made; a database with tables of its
 // own belongs to another application, and migrating it would add lore's
-// tables to that application's data.
+// tables to that application's data. A database that looks foreign is
+// looked at again a few times first, as one being made looks foreign.
 func check(ctx context.Context, path string, busy time.Duration) error {
+	err := checkOnce(ctx, path, busy)
+	for _, wait := range checkSettle {
+		if !errors.Is(err, errForeign) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		err = checkOnce(ctx, path, busy)
+	}
+	return err
+}
+
+func checkOnce(ctx context.Context, path string, busy time.Duration) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("open store %s: %w", path, err)
@@ -252,7 +278,7 @@ func check(ctx context.Context, path string, busy time.Duration) error {
 		ours = ours && names[t]
 	}
 	if !ours {
-		return fmt.Errorf("%s is a SQLite database of another application, not a lore store; give another --store", path)
+		return fmt.Errorf("%s is %w; give another --store", path, errForeign)
 	}
 	files, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {

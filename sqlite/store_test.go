@@ -694,3 +694,46 @@ func TestReadOnlySeesWriters(t *testing.T) {
 		t.Errorf("the reader found %d items a writer added after it opened (%v), want 1", len(hits), err)
 	}
 }
+
+// TestCheckWaitsForAStoreBeingMade: a database that looks like another
+// application's for a moment, as a store another lore process is making
+// can to a reader that takes no locks, is looked at again before it is
+// refused; one that stays foreign is still refused.
+func TestCheckWaitsForAStoreBeingMade(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	foreign := func(path string) {
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec("CREATE TABLE half_made (x)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "lore.db")
+	foreign(path)
+	made := filepath.Join(dir, "made.db")
+	s, err := Open(ctx, made, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	done := make(chan error, 1)
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		done <- os.Rename(made, path) // the other process's store, whole
+	}()
+	if err := check(ctx, path, time.Second); errors.Is(err, errForeign) {
+		t.Errorf("a store made a moment later was refused: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.db")
+	foreign(other)
+	if err := check(ctx, other, time.Second); !errors.Is(err, errForeign) {
+		t.Errorf("another application's database: %v, want refused", err)
+	}
+}
