@@ -155,8 +155,7 @@ func sharedReadOnlyDB(ctx context.Context, path string, busy time.Duration) (*sq
 	if err != nil {
 		return nil, err
 	}
-	uri := fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", sqlitex.EscapePath(abs), busy.Milliseconds())
-	db, err := sql.Open("sqlite", uri)
+	db, err := sql.Open("sqlite", sqlitex.SharedReadOnlyURI(abs, busy))
 	if err != nil {
 		return nil, err
 	}

@@ -436,15 +436,7 @@ func (m *gooseMsgRow) addTo(g *gooseDBSession, p *gooseParsers) {
 // messages side by side; a damaged database is read again row by row
 // around the damage, as Hermes's state.db is (hermesReadDB).
 func gooseReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
-	var found []*lore.Session
-	err := gooseReadDBInOrder(ctx, in, d, func(s *lore.Session) { found = append(found, s) })
-	if err != nil && sqlitedbDamaged(err) {
-		return gooseReadDBAround(ctx, in, d, emit)
-	}
-	for _, s := range found {
-		emit(s)
-	}
-	return err
+	return sqlitedbReadOrAround(ctx, in, d, emit, gooseReadDBInOrder, gooseReadDBAround)
 }
 
 func gooseReadDBInOrder(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {

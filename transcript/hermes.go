@@ -703,15 +703,7 @@ func (m *hermesMsgRow) addTo(h *hermesSession) {
 // (hermesReadDBAround), so that a bad page costs the sessions on it, not
 // the listing.
 func hermesReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
-	var found []*lore.Session
-	err := hermesReadDBInOrder(ctx, in, d, func(s *lore.Session) { found = append(found, s) })
-	if err != nil && sqlitedbDamaged(err) {
-		return hermesReadDBAround(ctx, in, d, emit)
-	}
-	for _, s := range found {
-		emit(s)
-	}
-	return err
+	return sqlitedbReadOrAround(ctx, in, d, emit, hermesReadDBInOrder, hermesReadDBAround)
 }
 
 func hermesReadDBInOrder(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {

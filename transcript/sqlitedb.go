@@ -15,6 +15,7 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
+	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/sqlitex"
 )
 
@@ -57,7 +58,7 @@ type sqlitedbReader struct {
 	fileNames []string
 	// match reports whether the tables are this agent's.
 	match func(s sqlitedbSchema) bool
-	read  func(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error
+	read  sqlitedbReadFunc
 }
 
 func sqlitedbSniff(name string, head []byte) bool {
@@ -494,4 +495,22 @@ func sqlitedbTime(v any, naive *time.Location) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// sqlitedbReadFunc reads the sessions of a database one way.
+type sqlitedbReadFunc func(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error
+
+// sqlitedbReadOrAround reads a database with inOrder, its ordered scans;
+// when they meet a damaged page it reads it again with around, row by row
+// past the damage, and what inOrder found before is not emitted twice.
+func sqlitedbReadOrAround(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc, inOrder, around sqlitedbReadFunc) error {
+	var found []*lore.Session
+	err := inOrder(ctx, in, d, func(s *lore.Session) { found = append(found, s) })
+	if err != nil && sqlitedbDamaged(err) {
+		return around(ctx, in, d, emit)
+	}
+	for _, s := range found {
+		emit(s)
+	}
+	return err
 }

@@ -51,7 +51,15 @@ func ReadOnlyURI(abs string, hdr []byte, busy time.Duration) (uri string, immuta
 	if wal && !(exists(abs+"-wal") && exists(abs+"-shm")) {
 		return ImmutableURI(abs), true
 	}
-	return fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", EscapePath(abs), busy.Milliseconds()), false
+	return SharedReadOnlyURI(abs, busy), false
+}
+
+// SharedReadOnlyURI opens the database at abs for reading only as any
+// reader does: with readers' locks, reading the WAL through its -shm
+// file, which SQLite creates beside a WAL database when it can, and
+// waiting busy for a writer's lock.
+func SharedReadOnlyURI(abs string, busy time.Duration) string {
+	return fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)&_pragma=query_only(1)", EscapePath(abs), busy.Milliseconds())
 }
 
 // ImmutableURI opens the database at abs as a file no one changes: no
