@@ -17,6 +17,16 @@ const (
 	AgentRooCode      = "roo-code"
 	AgentGoose        = "goose"
 	AgentHermes       = "hermes"
+	AgentOpenCode     = "opencode"
+	AgentCopilotCLI   = "copilot-cli"
+	AgentCopilotChat  = "copilot-chat" // VS Code's Copilot Chat
+	AgentCursor       = "cursor"
+	AgentAmp          = "amp"
+	AgentQwenCode     = "qwen-code"
+	AgentKimiCLI      = "kimi-cli"
+	AgentCrush        = "crush"
+	AgentKiloCode     = "kilo-code"
+	AgentDroid        = "droid"
 	AgentOpenAI       = "openai"
 )
 
@@ -24,7 +34,9 @@ const (
 var Agents = []string{
 	AgentClaudeCode, AgentCodex, AgentGeminiCLI, AgentAider, AgentOpenHands,
 	AgentSWEAgent, AgentMiniSWEAgent, AgentCline, AgentRooCode, AgentGoose,
-	AgentHermes, AgentOpenAI,
+	AgentHermes, AgentOpenCode, AgentCopilotCLI, AgentCopilotChat, AgentCursor,
+	AgentAmp, AgentQwenCode, AgentKimiCLI, AgentCrush, AgentKiloCode, AgentDroid,
+	AgentOpenAI,
 }
 
 // Outcome is how a session ended, as far as its transcript tells.

@@ -235,7 +235,7 @@ func TestMCPToolErrors(t *testing.T) {
 		{"search_knowledge", map[string]any{"query": "push", "category": "rumour"}, "unknown category"},
 		{"search_knowledge", map[string]any{"query": "  "}, "query is empty"},
 		{"search_knowledge", map[string]any{}, "query"},
-		{"search_knowledge", map[string]any{"query": "push", "agent": "cursor"}, "unknown agent"},
+		{"search_knowledge", map[string]any{"query": "push", "agent": "windsurf"}, "unknown agent"},
 		{"search_knowledge", map[string]any{"query": "push", "limit": -3}, "limit"},
 		{"search_knowledge", map[string]any{"query": "push", "limit": "ten"}, "limit"},
 		{"record_knowledge", map[string]any{"text": "Builds need Go 1.26", "category": "rumour"}, "unknown category"},
@@ -321,7 +321,7 @@ func TestMCPBootContext(t *testing.T) {
 		t.Errorf("boot_context without a repo asked for repo %q, want the server's acme/web", got.Repo)
 	}
 
-	for _, args := range []map[string]any{{"task": "fail"}, {"budget": -1}, {"agent": "cursor"}} {
+	for _, args := range []map[string]any{{"task": "fail"}, {"budget": -1}, {"agent": "windsurf"}} {
 		if res := call(t, cs, "boot_context", args); !res.IsError {
 			t.Errorf("boot_context %v: no tool error: %s", args, text(res))
 		}

@@ -125,7 +125,7 @@ func TestBootUsageErrors(t *testing.T) {
 		{"boot", "--tokenizer", "p50k"},
 		{"boot", "--budget", "-5"},
 		{"boot", "--min-confidence", "2"},
-		{"boot", "--agent", "cursor"},
+		{"boot", "--agent", "windsurf"},
 		{"boot", "--json", "--format", "md"},
 		{"boot", "extra"},
 	} {
@@ -203,7 +203,7 @@ func TestBootHookBadFlags(t *testing.T) {
 		{"--budget", "lots"},
 		{"--min-confidence", "2"},
 		{"--tokenizer", "p50k"},
-		{"--agent", "cursor"},
+		{"--agent", "windsurf"},
 		{"--repo", "a/b", "--cwd", "."},
 		{"--json"},
 		{"--no-such-flag"},

@@ -253,7 +253,7 @@ func TestContextWriteUsage(t *testing.T) {
 		{"context", "write"},
 		{"context", "write", "a.md", "b.md"},
 		{"context", "write", "a.md", "--budget", "0"},
-		{"context", "write", "a.md", "--agent", "cursor"},
+		{"context", "write", "a.md", "--agent", "windsurf"},
 		{"context", "write", "a.md", "--remove", "--repo", "x"},
 		{"context", "write", home},
 		{"context", "frobnicate"},

@@ -27,7 +27,7 @@ func TestHarvestUsageErrors(t *testing.T) {
 		{"harvest", dir, "--store", store, "--workers", "-2"},
 		{"harvest", dir, "--store", store, "--context-tokens", "100"},
 		{"harvest", dir, "--store", store, "--since", "yesterday"},
-		{"harvest", dir, "--store", store, "--agent", "cursor"},
+		{"harvest", dir, "--store", store, "--agent", "windsurf"},
 	} {
 		r := runLore(t, "", args...)
 		if r.code != 2 {

@@ -91,7 +91,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 	dir := fixtures(t)
 	for _, args := range [][]string{
 		{"sessions", "--bogus"},
-		{"sessions", "--agent", "cursor"},
+		{"sessions", "--agent", "windsurf"},
 		{"sessions", "--since", "last week"},
 		{"nosuchcommand"},
 		{"sessions", "show"},

@@ -186,7 +186,7 @@ func TestMCPCommandLine(t *testing.T) {
 			t.Errorf("lore mcp --help does not say %q", want)
 		}
 	}
-	for _, args := range [][]string{{"mcp", "--agent", "cursor"}, {"mcp", "extra"}, {"mcp", "--bogus"}} {
+	for _, args := range [][]string{{"mcp", "--agent", "windsurf"}, {"mcp", "extra"}, {"mcp", "--bogus"}} {
 		if r := runLore(t, "", args...); r.code != 2 {
 			t.Errorf("lore %s: exit %d, want 2 (stderr %q)", strings.Join(args, " "), r.code, r.err)
 		}
