@@ -2,9 +2,13 @@ package lore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/lorehq/lore/internal/redact"
 )
 
 // Store keeps knowledge items. Every implementation merges on write by the
@@ -101,7 +105,9 @@ type Boot struct {
 type Harvest struct {
 	Session   string // the session's id
 	Extractor string // "rules", or the LLM's spec
-	Path      string // the transcript read
+	// Path is the transcript read; a store keeps RecordPath of it, so a
+	// path that names a secret is stored redacted.
+	Path string
 	Size      int64
 	// ModTime is the transcript's modification time before it was read
 	// (a folder's: its latest file's); zero when unknown. With Size, it
@@ -240,3 +246,22 @@ func ErrorCode(err error) string {
 	}
 	return ""
 }
+
+// RecordPath is the path a harvest record keeps for the transcript at p:
+// p itself, unless p holds what looks like a secret (a token in a folder
+// name), when it is p redacted with a short hash of p, which still tells
+// one such path from another without keeping the secret.
+func RecordPath(p string) string {
+	red := pathRedactor.String(p)
+	if red == p {
+		return p
+	}
+	sum := sha256.Sum256([]byte(p))
+	return red + " #" + hex.EncodeToString(sum[:8])
+}
+
+// RecordName is name with what looks like a secret in it redacted: the
+// repository lore names after a folder whose name holds a token.
+func RecordName(name string) string { return pathRedactor.String(name) }
+
+var pathRedactor = redact.New()

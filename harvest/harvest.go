@@ -294,7 +294,7 @@ func (h *harvester) file(ctx context.Context, path string, want []*lore.Session)
 			h.stop(err)
 			return
 		}
-		if !ok || rec.Path != path || rec.Size != fp.size {
+		if !ok || rec.Path != lore.RecordPath(path) || rec.Size != fp.size {
 			todo = append(todo, s)
 			continue
 		}

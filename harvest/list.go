@@ -93,11 +93,10 @@ var readAtOnce int64 = 128 << 20
 // that the next run need not hash it.
 func List(ctx context.Context, paths []string, opts ListOptions) (*Listing, error) {
 	l := &Listing{files: map[string]*file{}, records: map[string]lore.Harvest{}}
-	atPath := map[string][]lore.Harvest{}
+	var recs []lore.Harvest
 	err := opts.Store.Harvests(ctx, func(r lore.Harvest) error {
 		if r.Extractor == opts.Extractor {
-			l.records[r.Session] = r
-			atPath[r.Path] = append(atPath[r.Path], r)
+			recs = append(recs, r)
 		}
 		return nil
 	})
@@ -109,8 +108,20 @@ func List(ctx context.Context, paths []string, opts ListOptions) (*Listing, erro
 		inputs, problems = transcript.DefaultInputs(paths)
 	}
 	l.Problems = problems
+	stored := map[string]string{} // RecordPath → path, where they differ
 	for _, in := range inputs {
 		l.files[in.Path] = &file{}
+		if k := lore.RecordPath(in.Path); k != in.Path {
+			stored[k] = in.Path
+		}
+	}
+	atPath := map[string][]lore.Harvest{}
+	for _, r := range recs {
+		if p, ok := stored[r.Path]; ok {
+			r.Path = p
+		}
+		l.records[r.Session] = r
+		atPath[r.Path] = append(atPath[r.Path], r)
 	}
 	var refresh []lore.Harvest
 	if !opts.Every {

@@ -51,7 +51,7 @@ func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
 			if at.IsZero() {
 				at = now
 			}
-			if _, err := st.ExecContext(ctx, h.Session, h.Extractor, h.Path, h.Size, nanos(h.ModTime), h.Hash, h.Sessions, micros(at), h.Items); err != nil {
+			if _, err := st.ExecContext(ctx, h.Session, h.Extractor, lore.RecordPath(h.Path), h.Size, nanos(h.ModTime), h.Hash, h.Sessions, micros(at), h.Items); err != nil {
 				return err
 			}
 		}

@@ -182,7 +182,9 @@ func RepoOfDir(dir string) string {
 // folderRepo names the repository of a folder that is not here to ask
 // git: the base name of its repoFolder.
 func folderRepo(dir string) string {
-	return baseName(repoFolder(dir))
+	// A folder named after a token (a clone named for its URL) does not
+	// hand the token on to every item learned in it.
+	return lore.RecordName(baseName(repoFolder(dir)))
 }
 
 // bearsName reports whether a folder is named for the repository

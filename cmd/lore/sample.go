@@ -118,6 +118,7 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 		out = f
 	}
 	w := bufio.NewWriter(out)
+	redacted := 0 // paths printed redacted
 	switch opts.Format {
 	case "json":
 		list := make([]sampleJSON, 0, len(picked))
@@ -128,7 +129,7 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 				repos = append(repos, s.Repo)
 			}
 			list = append(list, sampleJSON{
-				Path: s.Path, ID: s.ID, Agent: s.Agent, Score: p.Score, Breakdown: p.Breakdown,
+				Path: secrets.String(s.Path), ID: s.ID, Agent: s.Agent, Score: p.Score, Breakdown: p.Breakdown,
 				Messages: s.MessageCount(), Repos: repos, IsFailure: s.Outcome == "failure",
 			})
 		}
@@ -137,14 +138,18 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 		}
 	case "paths":
 		for _, p := range picked {
-			fmt.Fprintln(w, p.Session.Path)
+			path := secrets.String(p.Session.Path)
+			if path != p.Session.Path {
+				redacted++
+			}
+			fmt.Fprintln(w, path)
 		}
 	default:
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SCORE\tREC\tLEN\tUNIQ\tOUT\tTOOLS\tMSGS\tAGENT\tREPO\tID")
 		for _, p := range picked {
 			s, b := p.Session, p.Breakdown
-			repo := s.Repo
+			repo := secrets.String(s.Repo)
 			if repo == "" {
 				repo = "-"
 			}
@@ -155,6 +160,9 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)
+	}
+	if redacted > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "lore: %d of the paths name what looks like a secret and are printed redacted; give their folder to lore harvest instead\n", redacted)
 	}
 	if opts.Output != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "wrote %d of %d sessions to %s\n", len(picked), len(pool), opts.Output)

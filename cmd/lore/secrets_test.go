@@ -557,3 +557,57 @@ func TestSessionsShowRedactsPaths(t *testing.T) {
 		t.Errorf("exit %d, and the token is printed:\n%s%s", r.code, r.stdout, r.err)
 	}
 }
+
+// A token in the name of the folder a transcript is in, or of the folder
+// the session worked in, reaches neither the store (its harvest records,
+// its items' repo) nor the listings that print paths and repos; the
+// transcript is still known as harvested the next time.
+func TestPathTokenNowhere(t *testing.T) {
+	dir, token := tokenFolder(t)
+	path := writeClaudeSession(t, dir, 0, planted{line: "make test"})
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The session worked in a folder, gone since, named after the token.
+	work := filepath.Join(filepath.Dir(dir), "gone", "deploy-"+token)
+	writeTranscript(t, path, strings.ReplaceAll(string(b), `"cwd":"/home/dev/api"`, `"cwd":`+jsonText(work)))
+	store := filepath.Join(t.TempDir(), "lore.db")
+	var printed []string
+	run := func(args ...string) result {
+		r := runLore(t, "", args...)
+		if r.code != 0 {
+			t.Fatalf("lore %s: exit %d\n%s", strings.Join(args, " "), r.code, r.err)
+		}
+		printed = append(printed, "lore "+args[0]+":\n"+r.stdout+r.err)
+		return r
+	}
+	run("harvest", filepath.Dir(path), "--store", store)
+	again := run("harvest", filepath.Dir(path), "--store", store, "--json")
+	var sum struct {
+		Skipped   int   `json:"sessions_skipped"`
+		Harvested int   `json:"sessions_harvested"`
+		Bytes     int64 `json:"bytes"`
+	}
+	if err := json.Unmarshal([]byte(again.stdout), &sum); err != nil || sum.Skipped != 1 || sum.Harvested != 0 || sum.Bytes != 0 {
+		t.Errorf("second harvest: %v %+v, want the transcript known as unchanged:\n%s", err, sum, again.stdout)
+	}
+	run("sessions", filepath.Dir(path))
+	run("sessions", filepath.Dir(path), "--json")
+	run("sample", filepath.Dir(path), "--format", "paths")
+	run("sample", filepath.Dir(path), "--json")
+	run("search", "make", "--store", store, "--json")
+	for _, p := range printed {
+		if strings.Contains(p, token) {
+			t.Errorf("the token is printed by %s", p)
+		}
+	}
+	if !strings.Contains(strings.Join(printed, ""), "deploy-[REDACTED") {
+		t.Errorf("no redacted folder name printed:\n%s", strings.Join(printed, "\n"))
+	}
+	grepFiles(t, filepath.Dir(store), func(where, text string) {
+		if strings.Contains(text, token) {
+			t.Errorf("the token is in %s", where)
+		}
+	})
+}

@@ -298,7 +298,9 @@ type sessionJSON struct {
 
 func summaryJSON(s *lore.Session) sessionJSON {
 	return sessionJSON{
-		ID: s.ID, Agent: s.Agent, Path: s.Path, Repo: s.Repo, Cwd: s.Cwd, Branch: s.Branch, Model: s.Model,
+		// A token in a folder's name is printed redacted, as everywhere.
+		ID: s.ID, Agent: s.Agent, Path: secrets.String(s.Path), Repo: secrets.String(s.Repo),
+		Cwd: secrets.String(s.Cwd), Branch: secrets.String(s.Branch), Model: s.Model,
 		StartedAt: jsonTime(s.StartedAt), EndedAt: jsonTime(s.EndedAt),
 		Messages: s.MessageCount(), UserMessages: s.UserMessages, AssistantMessages: s.AssistantMessages,
 		ToolCalls: s.ToolCalls, ToolErrors: s.ToolErrors,

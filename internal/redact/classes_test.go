@@ -45,6 +45,9 @@ var classCases = []struct {
 	{"redis-cli -a", "redis-cli -h cache.internal -a Hunter2Pass ping", "Hunter2Pass"},
 	{"cookie sessionid", "curl -H 'Cookie: sessionid=" + sessionID + "; lang=en' https://x.io", sessionID},
 	{"cookie header line", "Cookie: PHPSESSID=" + sessionID + "\n", sessionID},
+	{"curl -b cookie", "curl -b 'sessionid=" + sessionID + "' https://x.io/api", sessionID},
+	{"curl --cookie second", `curl --cookie "lang=en; sessionid=` + sessionID + `" https://x.io`, sessionID},
+	{"curl -b bare", "curl -sS -b sid=" + sessionID + " https://x.io", sessionID},
 	{"prose password", "the password is Hunter2Pass, use it for staging", "Hunter2Pass"},
 	{"prose password quoted", "My DB password is 'correct horse 9' for now.", "correct horse 9"},
 	{"prose password colon", "The admin password is: s3cr3t-Pw9\n", "s3cr3t-Pw9"},
@@ -112,6 +115,9 @@ var classUntouched = []string{
 	"Authorization Bearer required; see the secret store",
 	"with key 3f786850e387550fdab836ed7e6dc881de23001b/x.go",
 	"token TestParseRedactsBeforeCutting",
+	"curl -b cookies.txt -c cookies.txt https://x.io",
+	"curl -b 'lang=en' https://x.io",
+	"grep -b pattern=value file",
 }
 
 func TestClassesUntouched(t *testing.T) {

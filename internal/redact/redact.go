@@ -279,6 +279,14 @@ func find(s string) []match {
 			if s[i] == ':' && i >= 6 && strings.EqualFold(s[i-6:i], "cookie") {
 				cookie = i // Cookie:, Set-Cookie:
 			}
+			if s[i] == '=' && cookieFlag(s, i) {
+				cookie = i // curl -b 'name=value; …', --cookie
+				if m, ok := cookieValue(s, i+1); ok {
+					ms = append(ms, m)
+					covered = m.end
+				}
+				continue
+			}
 			if m, ok := assignment(s, i, &cookie); ok {
 				ms = append(ms, m)
 				covered = m.end
@@ -1099,6 +1107,26 @@ func inCookie(s string, ks int, cookie *int) bool {
 	}
 	*cookie = ks
 	return true
+}
+
+// cookieFlag reports whether the '=' at p follows the first cookie's name
+// of curl's -b or --cookie argument: curl -b 'sessionid=…'. The cookies
+// after it are found as a Cookie header's are (inCookie).
+func cookieFlag(s string, p int) bool {
+	ks, _, _ := keyBefore(s, p)
+	j := ks
+	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
+		j--
+	}
+	if j == 0 || s[j-1] != ' ' && s[j-1] != '\t' {
+		return false
+	}
+	f := strings.TrimRight(s[max(0, j-16):j], " \t")
+	f = f[strings.LastIndexAny(f, " \t")+1:]
+	if f != "-b" && f != "--cookie" {
+		return false
+	}
+	return curlCommand(commandBefore(s, j))
 }
 
 // cookieValue finds a cookie's value, a secret when it is long enough to
