@@ -108,7 +108,7 @@ type Harvest struct {
 	// Path is the transcript read; a store keeps RecordPath of it, so a
 	// path that names a secret is stored redacted.
 	Path string
-	Size      int64
+	Size int64
 	// ModTime is the transcript's modification time before it was read
 	// (a folder's: its latest file's); zero when unknown. With Size, it
 	// tells an unchanged transcript without hashing it.
