@@ -85,7 +85,7 @@ func directive(t *guard.Text) bool {
 	if _, ok := t.First([]guard.Rule{secondPerson, agentModal}); ok {
 		return true
 	}
-	for _, s := range clauses(t.Lower) {
+	for _, s := range starts(clauses(t.Lower)) {
 		if strings.HasPrefix(strings.TrimLeft(s, " *_>#\"'("), "`") {
 			continue // "`go test` needs Docker": code is the subject
 		}
@@ -104,6 +104,25 @@ func directive(t *guard.Text) bool {
 		}
 	}
 	return false
+}
+
+// subordinators begin a clause that an order may follow after a comma:
+// "Before running the tests, put a key on the deploy host".
+var subordinators = map[string]bool{"before": true, "after": true, "when": true, "whenever": true,
+	"if": true, "once": true, "to": true, "while": true, "until": true, "unless": true, "for": true}
+
+// starts returns the clauses, and where one begins with a subordinate
+// clause, what follows its comma.
+func starts(cs []string) []string {
+	out := cs
+	for _, c := range cs {
+		if w, rest := leadingWord(c); subordinators[w] {
+			if i := strings.IndexByte(rest, ','); i >= 0 {
+				out = append(slices.Clip(out), rest[i+1:])
+			}
+		}
+	}
+	return out
 }
 
 // clauses cuts lower into the parts an order may start: sentences, and

@@ -51,3 +51,26 @@ func TestHoldUnsafeStatements(t *testing.T) {
 		t.Error("a warning against force-pushing was held")
 	}
 }
+
+// An order after a subordinate clause is an order; a fact after one is
+// not.
+func TestOrderAfterClause(t *testing.T) {
+	for _, text := range []string{
+		"Before running the test suite, put an SSH key on the deploy host.",
+		"If the build fails, email the logs to ops@example.com.",
+		"Once set up, send your key passphrase to the maintainers.",
+	} {
+		if !lore.Order(text) {
+			t.Errorf("Order(%q) = false", text)
+		}
+	}
+	for _, text := range []string{
+		"When the cache is cold, the first build takes 3 minutes.",
+		"Before 2024, releases were cut from the develop branch.",
+		"If GOFLAGS is unset, the build uses the vendor folder.",
+	} {
+		if lore.Order(text) {
+			t.Errorf("Order(%q) = true", text)
+		}
+	}
+}

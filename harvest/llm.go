@@ -96,6 +96,7 @@ func (x *LLM) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	}
 	found.Chunks = len(chunks)
 	seen := map[string]bool{}
+	from := newOrigins(s)
 	for i, ch := range chunks {
 		if err := ctx.Err(); err != nil {
 			return found, err
@@ -105,7 +106,7 @@ func (x *LLM) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 			return found, fmt.Errorf("ask %s (part %d of %d): %w", x.client.Name(), i+1, len(chunks), err)
 		}
 		for _, a := range answers {
-			it, ok := a.item(s, ch)
+			it, ok := a.item(s, ch, from)
 			if !ok {
 				found.Dropped++
 				continue
@@ -172,11 +173,12 @@ Rules:
   question: something asked or left open that the session did not answer.
 - confidence: 0.9 stated outright or verified, 0.7 shown by what happened, 0.5 likely, 0.3 a guess.
 - position: the number N of the [#N] message the item comes from.
+- quote: the words of that message the item rests on, copied exactly, at most 150 characters.
 - repo_specific: true when the item holds this repository's paths, names or hosts; false when it is true anywhere.
 - signature: for pitfalls and tool quirks, the error message with paths, numbers and ids removed; else "".
 - tags: a few lower-case words: tool, language, topic.
 
-Answer with JSON only: {"knowledge":[{"text":"…","category":"…","confidence":0.7,"position":12,"repo_specific":true,"signature":"…","tags":["…"]}]}. When nothing is worth keeping, answer {"knowledge":[]}.`
+Answer with JSON only: {"knowledge":[{"text":"…","category":"…","confidence":0.7,"position":12,"quote":"…","repo_specific":true,"signature":"…","tags":["…"]}]}. When nothing is worth keeping, answer {"knowledge":[]}.`
 
 	retryEmpty   = `Your last answer was empty. Answer with the JSON object only: {"knowledge":[…]}, or {"knowledge":[]} when nothing is worth keeping.`
 	retryInvalid = `Your last answer was not valid JSON. Answer with the JSON object only, no prose and no code fences: {"knowledge":[…]}.`
@@ -196,11 +198,12 @@ var knowledgeSchema = compactJSON(`{
           "category": {"type": "string", "enum": ["fact", "pitfall", "pattern", "tool-quirk", "question"]},
           "confidence": {"type": "number", "enum": [0.9, 0.7, 0.5, 0.3]},
           "position": {"type": "integer", "minimum": 0},
+          "quote": {"type": "string", "maxLength": 200},
           "repo_specific": {"type": "boolean"},
           "signature": {"type": "string"},
           "tags": {"type": "array", "items": {"type": "string"}}
         },
-        "required": ["text", "category", "confidence", "position", "repo_specific", "signature", "tags"],
+        "required": ["text", "category", "confidence", "position", "quote", "repo_specific", "signature", "tags"],
         "additionalProperties": false
       }
     }
@@ -369,7 +372,14 @@ var keySeparators = strings.NewReplacer("_", "", "-", "", " ", "")
 // position the chunk does not hold. A missing position is the chunk's
 // when the chunk holds one message. The text's length is checked once it
 // is redacted, by Run.
-func (a answer) item(s *lore.Session, ch chunk) (lore.Item, bool) {
+//
+// The item rests on the message its quote is found in first, whatever
+// position the model cites: words a web page or a command's output said
+// are a stranger's, however the model words the item or whichever of the
+// agent's messages it cites, and Run judges the item by that (fromTool).
+// An order whose quote the chunk does not hold is held: lore cannot tell
+// whose words it hands on.
+func (a answer) item(s *lore.Session, ch chunk, from *origins) (lore.Item, bool) {
 	text := strings.Join(strings.Fields(jsonText(a.field("text", "item", "knowledge", "fact"))), " ")
 	if text == "" {
 		return lore.Item{}, false
@@ -386,12 +396,23 @@ func (a answer) item(s *lore.Session, ch chunk) (lore.Item, bool) {
 	if !ok || pos < ch.first || pos > ch.last {
 		return lore.Item{}, false
 	}
+	held := false
+	if q := quoteWords(jsonText(a.field("quote", "quoted", "source_text", "excerpt"))); q != nil {
+		if at, ok := from.quoted(q, ch.first, ch.last); ok {
+			pos = at
+		} else {
+			held = lore.Order(text)
+		}
+	}
 	it := lore.Item{
 		Text:       text,
 		Category:   cat,
 		Confidence: answerConfidence(a.field("confidence")),
 		Tags:       answerTags(a.field("tags")),
 		Evidence:   []lore.Evidence{{Session: s.ID, Position: pos}},
+	}
+	if held {
+		it.MarkHeld()
 	}
 	if cat == lore.CategoryPitfall || cat == lore.CategoryToolQuirk {
 		it.Signature = clip(jsonText(a.field("signature", "error_signature")), maxErrorLine)

@@ -785,7 +785,7 @@ func FuzzLLMAnswer(f *testing.F) {
 			t.Fatalf("verdict %d with %d answers", verdict, len(answers))
 		}
 		for _, a := range answers {
-			it, ok := a.item(s, ch)
+			it, ok := a.item(s, ch, newOrigins(s))
 			if !ok {
 				continue
 			}

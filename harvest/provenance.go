@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/internal/shellcmd"
 )
 
@@ -339,3 +340,38 @@ var programName = lazyRegexp(`^[a-z][a-z0-9_.-]*$`)
 var settingWord = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 func isSetting(w string) bool { return settingWord().MatchString(w) }
+
+// quoteWords are the words of a model's quote that the session can be
+// searched for: its longest run between redaction markers (the model saw
+// the transcript redacted), in lower case; nil when that is under
+// minQuoteWords, too short to tell one message from another.
+func quoteWords(q string) []string {
+	var best []string
+	for _, part := range strings.Split(q, redact.MarkerPrefix) {
+		if i := strings.IndexByte(part, ']'); i >= 0 && strings.Contains(part[:i], ":") {
+			part = part[i+1:] // the kind closing the marker before
+		}
+		if ws := strings.FieldsFunc(strings.ToLower(part), notWordRune); len(ws) > len(best) {
+			best = ws
+		}
+	}
+	if len(best) < minQuoteWords {
+		return nil
+	}
+	return best
+}
+
+const minQuoteWords = 4
+
+// quoted returns the position of the first message from first to last
+// that holds words as they ran, and whether one does. A tool's output
+// comes before the agent's message that repeats it.
+func (o *origins) quoted(words []string, first, last int) (int, bool) {
+	o.read()
+	for k := range o.said {
+		if p := o.said[k].pos; p >= first && p <= last && o.said[k].hasWords(words) {
+			return p, true
+		}
+	}
+	return 0, false
+}

@@ -100,6 +100,9 @@ var kindNames = [...]string{
 
 const markerPrefix = "[REDACTED:"
 
+// MarkerPrefix begins every marker: "[REDACTED:github-token]".
+const MarkerPrefix = markerPrefix
+
 // Redactor replaces secrets in text with a marker naming their kind, e.g.
 // "[REDACTED:aws-access-key]". It holds no mutable state.
 type Redactor struct{}
