@@ -85,8 +85,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := create(path); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	checked := check(ctx, path, opts.BusyTimeout)
-	if checked != nil && !errors.Is(checked, errMigrate) {
+	// What looks foreign without locks is decided by the migration's
+	// claim, under the write lock.
+	checked := checkOnce(ctx, path, opts.BusyTimeout)
+	if checked != nil && !errors.Is(checked, errMigrate) && !errors.Is(checked, errForeign) {
 		return nil, checked
 	}
 	q := url.Values{}
@@ -102,6 +104,24 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	s := newStore(db, path, opts)
+	if errors.Is(checked, errForeign) {
+		// Decided under the write lock, before anything is migrated.
+		beforeClaim()
+		checked = s.w.Write(ctx, func(tx *sql.Tx) error {
+			var version int
+			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+				return err
+			}
+			return s.claim(ctx, tx, version)
+		})
+		if checked != nil {
+			db.Close()
+			if errors.Is(checked, errForeign) {
+				return nil, checked
+			}
+			return nil, fmt.Errorf("open store %s: %w", path, sqlitex.Explain(checked, "store", "restore it from a backup or an export"))
+		}
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		if checked == nil && sqlitex.ReadOnly(err) {
@@ -109,6 +129,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 			// SQLite would put its WAL) is still read.
 			opts.ReadOnly = true
 			return openReadOnly(ctx, path, opts)
+		}
+		if errors.Is(err, errForeign) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
 	}
@@ -269,15 +292,11 @@ func checkOnce(ctx context.Context, path string, busy time.Duration) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("open store %s: %w", path, err)
 	}
-	if len(names) == 0 && version == 0 {
+	if err := foreign(path, version, names); err != nil {
+		return err
+	}
+	if len(names) == 0 {
 		return errMigrate // an empty database: migrating makes the store
-	}
-	ours := version > 0
-	for _, t := range loreTables {
-		ours = ours && names[t]
-	}
-	if !ours {
-		return fmt.Errorf("%s is %w; give another --store", path, errForeign)
 	}
 	files, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
@@ -290,6 +309,51 @@ func checkOnce(ctx context.Context, path string, busy time.Duration) error {
 		return errMigrate
 	}
 	return nil
+}
+
+// beforeClaim runs between check's look and the claim; tests make a
+// store there, as another process can.
+var beforeClaim = func() {}
+
+// foreign returns errForeign for a database at path, of schema version
+// version, holding the tables and indexes names, that is not a lore store
+// and not empty either.
+func foreign(path string, version int, names map[string]bool) error {
+	if len(names) == 0 && version == 0 {
+		return nil
+	}
+	ours := version > 0
+	for _, t := range loreTables {
+		ours = ours && names[t]
+	}
+	if !ours {
+		return fmt.Errorf("%s is %w; give another --store", path, errForeign)
+	}
+	return nil
+}
+
+// claim refuses, in the write transaction that is to migrate it, a
+// database that is not a lore store: what check saw without locks, while
+// another lore process may have been making the store, is decided here
+// for good.
+func (s *Store) claim(ctx context.Context, tx *sql.Tx, version int) error {
+	rows, err := tx.QueryContext(ctx, "SELECT name FROM sqlite_master")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	names := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		names[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return foreign(s.path, version, names)
 }
 
 // create makes the store's folder (0700) and an empty file (0600) when
@@ -326,7 +390,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.w.Migrate(ctx, files, nil)
+	return s.w.Migrate(ctx, files, func(tx *sql.Tx, version int) error { return s.claim(ctx, tx, version) })
 }
 
 // maxPrepared is how many query texts a store keeps prepared. Queries

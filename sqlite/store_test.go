@@ -737,3 +737,65 @@ func TestCheckWaitsForAStoreBeingMade(t *testing.T) {
 		t.Errorf("another application's database: %v, want refused", err)
 	}
 }
+
+// TestOpenDecidesUnderLock: a file that looks like another application's
+// database to check's look without locks, but is a whole lore store by
+// the time Open holds the write lock (another process was making it), is
+// opened; one still foreign then is refused, unchanged.
+func TestOpenDecidesUnderLock(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lore.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE half_made (x)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	made := filepath.Join(dir, "made.db")
+	s, err := Open(ctx, made, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	defer func() { beforeClaim = func() {} }()
+	beforeClaim = func() {
+		if err := os.Rename(made, path); err != nil {
+			t.Error(err)
+		}
+	}
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("a store made while it was being opened: %v", err)
+	}
+	n, err := s.Count(ctx, lore.Filter{})
+	s.Close()
+	if err != nil || n != 1 {
+		t.Errorf("%d items (%v), want the made store's 1", n, err)
+	}
+	beforeClaim = func() {}
+	other := filepath.Join(dir, "other.db")
+	db, err = sql.Open("sqlite", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE sessions (id TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(other)
+	if s, err := Open(ctx, other, Options{}); !errors.Is(err, errForeign) {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("another application's database: %v, want refused", err)
+	}
+	if after, _ := os.ReadFile(other); !bytes.Equal(before, after) {
+		t.Error("the refused database changed")
+	}
+}

@@ -125,10 +125,13 @@ func Explain(err error, what, restore string) error {
 // Migrate applies the migrations in files (*.sql, applied in name order)
 // that the file has not seen, by its user_version, in one write
 // transaction, so that processes opening a new file at once apply them
-// once. It sets WAL, a property of the file, first. fresh, if set, runs
-// in that transaction when the file has no version yet, to refuse a file
-// that is not one of ours; w.After runs after the migrations it names.
-func (w *Writer) Migrate(ctx context.Context, files fs.FS, fresh func(*sql.Tx) error) error {
+// once. claim, if set, runs first in every write transaction that is to
+// migrate, with the file's version, to refuse a file that is not one of
+// ours: it is decided under the write lock, so that a file another of our
+// processes is making at that moment is seen whole. It runs once before
+// WAL, a property of the file, is set, so that a file it refuses is left
+// as it was; w.After runs after the migrations it names.
+func (w *Writer) Migrate(ctx context.Context, files fs.FS, claim func(tx *sql.Tx, version int) error) error {
 	names, err := fs.Glob(files, "*.sql")
 	if err != nil {
 		return err
@@ -144,6 +147,20 @@ func (w *Writer) Migrate(ctx context.Context, files fs.FS, fresh func(*sql.Tx) e
 	if version == len(names) {
 		return nil
 	}
+	claimed := func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return err
+		}
+		if claim != nil && version < len(names) {
+			return claim(tx, version)
+		}
+		return nil
+	}
+	if claim != nil {
+		if err := w.Write(ctx, claimed); err != nil {
+			return err
+		}
+	}
 	if err := w.Retry(ctx, func() error {
 		_, err := w.DB.ExecContext(ctx, "PRAGMA journal_mode=WAL")
 		return err
@@ -151,13 +168,8 @@ func (w *Writer) Migrate(ctx context.Context, files fs.FS, fresh func(*sql.Tx) e
 		return err
 	}
 	return w.Write(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		if err := claimed(tx); err != nil {
 			return err
-		}
-		if version == 0 && fresh != nil {
-			if err := fresh(tx); err != nil {
-				return err
-			}
 		}
 		for i := version; i < len(names); i++ {
 			b, err := fs.ReadFile(files, names[i])

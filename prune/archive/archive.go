@@ -135,7 +135,10 @@ func (a *Archive) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.w.Migrate(ctx, files, func(tx *sql.Tx) error {
+	return a.w.Migrate(ctx, files, func(tx *sql.Tx, version int) error {
+		if version > 0 {
+			return nil
+		}
 		var tables int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
 			return err
