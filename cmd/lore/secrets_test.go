@@ -100,6 +100,23 @@ func newSecrets(rng *rand.Rand) []planted {
 	add("redis-password", fake(rng, "", alnum, 16), "redis-cli -h cache.internal -a $V ping")
 	add("session-cookie", fake(rng, "", lower, 32), "curl -H 'Cookie: sessionid=$V' https://app.acme.dev/admin")
 	add("prose-password", fake(rng, "", alnum, 8)+"-"+fake(rng, "", alnum, 6), "the password is $V")
+	// Found missing after the first fixes: more kinds, and the same kinds
+	// written other ways.
+	add("curl-cookie", fake(rng, "", lower, 32), "curl -b 'sessionid=$V' https://app.acme.dev/admin")
+	add("openssl-pass", fake(rng, "", alnum, 14), "openssl enc -d -aes-256-cbc -pass pass:$V -in backup.enc")
+	add("curl-fu", fake(rng, "", alnum, 14), "curl -fsSu deploy:$V https://ci.acme.dev/api/json")
+	add("base64-subshell", fake(rng, "", b64, 32)+"==", "export DB_PASSWORD=$(echo $V | base64 -d)")
+	add("basic-auth", fake(rng, "", b64, 28)+"=", "curl -H \"Authorization: Basic $V\" https://api.acme.dev")
+	add("azure-flag", fake(rng, "", b64, 86)+"==", "az storage blob upload --account-name acme --account-key $V -f a.txt")
+	add("docker-login", fake(rng, "", alnum, 20), "docker login -u ci -p $V registry.acme.dev")
+	add("sshpass", fake(rng, "", alnum, 14), "sshpass -p $V ssh deploy@10.0.0.5")
+	add("pem-in-json", fake(rng, "MIIEow", b64, 58), `echo '{"key":"-----BEGIN RSA PRIVATE KEY-----\\n$V\\n-----END RSA PRIVATE KEY-----\\n"}' > sa.json`)
+	add("digitalocean-token", fake(rng, "dop_v1_", "0123456789abcdef", 64), "doctl auth init -t $V")
+	add("grafana-token", fake(rng, "glc_", b64, 80), "export GRAFANA_CLOUD_TOKEN=$V")
+	add("mongodb-password", fake(rng, "", alnum, 16), "mongosh 'mongodb+srv://app:$V@cluster0.acme.mongodb.net/prod'")
+	add("hex-secret", fake(rng, "", "0123456789abcdef", 32), "TWILIO_AUTH_TOKEN=$V")
+	add("prefixed-key", fake(rng, "lin_api_", alnum, 40), "LINEAR_API_KEY=$V")
+	add("github-app-token", fake(rng, "ghs_", alnum, 36), "git clone https://x-access-token:$V@github.com/acme/api.git")
 	return ps
 }
 

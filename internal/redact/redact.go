@@ -26,6 +26,8 @@ const (
 	KindPyPIToken     = "pypi-token"
 	KindTelegramToken = "telegram-token"
 	KindDiscordHook   = "discord-webhook"
+	KindDigitalOcean  = "digitalocean-token"
+	KindGrafanaToken  = "grafana-token"
 	KindJWT           = "jwt"
 	KindAWSSecretKey  = "aws-secret-key"
 	KindURLPassword   = "url-password"
@@ -59,6 +61,8 @@ const (
 	pypiToken
 	telegramToken
 	discordHook
+	digitalOcean
+	grafanaToken
 	jwt
 	awsSecretKey
 	urlPassword
@@ -88,6 +92,8 @@ var kindNames = [...]string{
 	pypiToken:     KindPyPIToken,
 	telegramToken: KindTelegramToken,
 	discordHook:   KindDiscordHook,
+	digitalOcean:  KindDigitalOcean,
+	grafanaToken:  KindGrafanaToken,
 	jwt:           KindJWT,
 	awsSecretKey:  KindAWSSecretKey,
 	urlPassword:   KindURLPassword,
@@ -335,6 +341,7 @@ var (
 	upperDigit = set(upper + digits)
 	alnumUnder = set(alnum + "_")
 	b64url     = set(alnum + "_-")
+	b64std     = set(alnum + "+/")
 	gitlabBody = set(alnum + "_-.")
 	slackBody  = set(alnum + "-")
 	hookBody   = set(alnum + "_-/")
@@ -454,6 +461,11 @@ var prefixRules = func() (t [256][]prefixRule) {
 		{"shpca_", shopifyToken, hexChars, 32, 32, false},
 		{"shppa_", shopifyToken, hexChars, 32, 32, false},
 		{"pypi-", pypiToken, b64url, 50, 0, true},
+		{"dop_v1_", digitalOcean, hexChars, 64, 64, false},
+		{"doo_v1_", digitalOcean, hexChars, 64, 64, false},
+		{"dor_v1_", digitalOcean, hexChars, 64, 64, false},
+		{"glc_", grafanaToken, b64std, 32, 0, true},
+		{"glsa_", grafanaToken, alnumUnder, 32, 0, true},
 	} {
 		t[r.prefix[0]] = append(t[r.prefix[0]], r)
 	}
