@@ -44,7 +44,7 @@ func sniffClaude(_ string, v *fastjson.Value) bool {
 		return has(v, "leafUuid")
 	case "file-history-snapshot":
 		return has(v, "snapshot") || has(v, "messageId")
-	case "queue-operation", "pr-link", "custom-title", "agent-name", "last-prompt",
+	case "queue-operation", "pr-link", "custom-title", "ai-title", "agent-name", "last-prompt",
 		"tag", "permission-mode", "mode":
 		return has(v, "sessionId")
 	}

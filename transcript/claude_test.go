@@ -381,3 +381,17 @@ func TestClaudeLongTranscriptWindow(t *testing.T) {
 	}
 	want{id: "claude-code:s1", asst: n, tools: n, errs: (n + 1) / 2, in: int64(n), out: int64(2 * n), outcome: lore.OutcomeUnknown}.check(t, ss[0])
 }
+
+// Claude Code 2.1.1xx starts a transcript with the title it gave the
+// session: the file is still Claude Code's.
+func TestClaudeAITitleFirst(t *testing.T) {
+	id := "4601cee9-10d9-4afc-889d-253b74f14046"
+	path := writeFile(t, id+".jsonl", `{"type":"ai-title","sessionId":"`+id+`","aiTitle":"Set up nightly releases"}
+{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"set up nightly releases"},"uuid":"u1","timestamp":"2026-04-17T15:29:39.500Z","sessionId":"`+id+`","cwd":"/home/dev/orpheus"}
+{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"model":"claude-opus-4-6","id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":5,"output_tokens":2}},"uuid":"a1","timestamp":"2026-04-17T15:29:41.000Z","sessionId":"`+id+`","cwd":"/home/dev/orpheus"}
+`)
+	s := readOne(t, path)
+	if s.Agent != lore.AgentClaudeCode || s.NativeID != id || s.UserMessages != 1 || s.AssistantMessages != 1 || s.Warnings != 0 {
+		t.Errorf("got %+v", s)
+	}
+}
