@@ -55,7 +55,7 @@ import (
 //     input − cache read − cache write), with output the larger of the
 //     shutdown's and the run's responses' sum; a run with no shutdown (a
 //     crash, /new, a session still going) counts its responses' output;
-//   - model: the last assistant.message's model, else the last model of a
+//   - model: the last main-agent assistant.message's model, else the last model of a
 //     turn or tool, a model change, the start's selectedModel or the
 //     shutdown's currentModel; cwd and branch from session.start's context
 //     (cwd the first, branch the last of the start, resumes and context
@@ -275,7 +275,7 @@ func (r *copilotReader) context(c *fastjson.Value) {
 func (r *copilotReader) assistant(d *fastjson.Value, t time.Time, side bool) {
 	b := r.b
 	m := lore.Message{Role: lore.RoleAssistant, Time: t, Sidechain: side}
-	if model := d.GetStringBytes("model"); len(model) > 0 {
+	if model := d.GetStringBytes("model"); len(model) > 0 && !side {
 		if string(model) != r.model {
 			r.model = string(model)
 		}
@@ -295,8 +295,11 @@ func (r *copilotReader) assistant(d *fastjson.Value, t time.Time, side bool) {
 	if b.keep {
 		m.Text, m.Thinking = str(d, "content"), str(d, "reasoningText")
 	}
-	r.segOut += integer(d, "outputTokens")
-	b.addKeyed(str(d, "messageId"), m)
+	key := str(d, "messageId")
+	if _, seen := b.keyed[key]; !seen || key == "" {
+		r.segOut += integer(d, "outputTokens") // a response once
+	}
+	b.addKeyed(key, m)
 	if side {
 		return
 	}
