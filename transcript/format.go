@@ -85,6 +85,15 @@ var formats = []format{
 	{name: "codex-ts", agent: lore.AgentCodex,
 		doc: &docFormat{sniff: sniffCodexTS, read: readCodexTS}},
 
+	// The Copilot CLI's event log; VS Code's Copilot Chat writes the same
+	// shape (readCopilot tells them apart).
+	{name: "copilot-cli", agent: lore.AgentCopilotCLI, roots: copilotRoots,
+		line: &lineFormat{sniff: sniffCopilot, read: readCopilot}},
+	{name: "copilot-chat", agent: lore.AgentCopilotChat, roots: copilotChatRoots,
+		doc: &docFormat{sniff: sniffCopilotChatDoc, read: readCopilotChatDoc}},
+	{name: "copilot-chat-log", agent: lore.AgentCopilotChat,
+		line: &lineFormat{sniff: sniffCopilotChatLog, read: readCopilotChatLog}},
+
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
 		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI,
