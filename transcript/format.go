@@ -72,6 +72,9 @@ var formats = []format{
 	{name: "aider", agent: lore.AgentAider, roots: aiderRoots,
 		raw: &rawFormat{sniff: aiderSniff, read: aiderRead}},
 
+	{name: "amp", agent: lore.AgentAmp, roots: ampRoots,
+		doc: &docFormat{sniff: sniffAmp, read: readAmp}},
+
 	{name: "claude-code", agent: lore.AgentClaudeCode, roots: claudeRoots,
 		line: &lineFormat{sniff: sniffClaude, read: readClaude}},
 
@@ -84,6 +87,9 @@ var formats = []format{
 		line: &lineFormat{sniff: sniffCodex, read: readCodex}},
 	{name: "codex-ts", agent: lore.AgentCodex,
 		doc: &docFormat{sniff: sniffCodexTS, read: readCodexTS}},
+
+	{name: "droid", agent: lore.AgentDroid, roots: droidRoots,
+		line: &lineFormat{sniff: sniffDroid, read: readDroid}},
 
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
 		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},
