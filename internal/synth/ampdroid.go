@@ -28,14 +28,14 @@ func (g *generator) amp(dir string, i int, target int64) (int64, int, error) {
 			"platform": obj{"os": "linux", "client": "CLI", "clientVersion": "0.0.1767800000"}}}}
 	b, _ := json.Marshal(head)
 	// The document is written as the head without its closing brace, the
-	// messages one by one, then the close, so a large thread is never
-	// held whole.
-	f.text(string(b[:len(b)-1]) + `,"messages":[`)
+	// messages one by one, a line each, then the close, so a large thread
+	// is never held whole.
+	f.text(string(b[:len(b)-1]) + `,"messages":[` + "\n")
 	n := 0
 	msg := func(m obj) {
 		m["messageId"] = n
 		if n > 0 {
-			f.text(",")
+			f.text(",\n")
 		}
 		b, _ := json.Marshal(m)
 		f.text(string(b))
