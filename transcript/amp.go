@@ -33,7 +33,9 @@ import (
 //   - tool calls are the tool_use blocks, once per id; a tool result whose
 //     run has status "error" is a tool error, and so is a result object
 //     that records a non-zero exitCode (the Bash tool's); "cancelled" and
-//     "rejected-by-user" (the user stopped or refused it) are not;
+//     "rejected-by-user" (the user stopped or refused it) are not, and
+//     such a call gets no result, only a note on the tool message, as it
+//     never ran;
 //   - tokens: each assistant message's usage once (inputTokens,
 //     outputTokens, cacheReadInputTokens, cacheCreationInputTokens); a
 //     thread whose messages carry no usage but which has the older
@@ -245,12 +247,19 @@ func ampUser(b *builder, m *fastjson.Value) turnEnd {
 	if content != nil && content.Type() == fastjson.TypeString {
 		text = append(text, string(content.GetStringBytes()))
 	}
+	var stopped string
 	for _, c := range content.GetArray() {
 		switch string(c.GetStringBytes("type")) {
 		case "tool_result":
 			r, e := ampResult(b, c)
-			results = append(results, r)
 			end = end.with(e)
+			if e == endCancelled {
+				// The call never ran: no result, only a note, so that
+				// nothing reads it as a command that worked.
+				stopped = joinText(stopped, r.Output)
+				continue
+			}
+			results = append(results, r)
 		case "text":
 			if s := str(c, "text"); strings.TrimSpace(s) != "" {
 				text = append(text, s)
@@ -259,8 +268,12 @@ func ampUser(b *builder, m *fastjson.Value) turnEnd {
 			text = append(text, "[image]")
 		}
 	}
-	if len(results) > 0 {
-		b.add(lore.Message{Role: lore.RoleTool, Time: t, ToolResults: results})
+	if len(results) > 0 || stopped != "" {
+		m := lore.Message{Role: lore.RoleTool, Time: t, ToolResults: results}
+		if b.keep {
+			m.Text = stopped
+		}
+		b.add(m)
 	}
 	if len(text) > 0 {
 		m := lore.Message{Role: lore.RoleUser, Time: t}
@@ -293,7 +306,7 @@ func ampResult(b *builder, c *fastjson.Value) (lore.ToolResult, turnEnd) {
 	case "cancelled", "rejected-by-user":
 		end = endCancelled
 		if b.keep {
-			r.Output = "[" + str(run, "status") + "] " + raw(run, "reason")
+			r.Output = "[" + str(run, "status") + "] " + r.CallID + ": " + raw(run, "reason")
 		}
 	case "done":
 		res := run.Get("result")

@@ -58,8 +58,8 @@ func TestAmp(t *testing.T) {
 	if r := results["toolu_03"]; !r.IsError || r.Output != "old_str not found in file" {
 		t.Errorf("toolu_03 result = %+v", r)
 	}
-	if r := results["toolu_05"]; r.IsError || !strings.HasPrefix(r.Output, "[rejected-by-user]") {
-		t.Errorf("toolu_05 result = %+v", r)
+	if r, ok := results["toolu_05"]; ok || s.Messages[6].Text != "[rejected-by-user] toolu_05: user rejected" {
+		t.Errorf("the refused toolu_05 has result %+v, note %q", r, s.Messages[6].Text)
 	}
 	if r := results["toolu_06"]; r.IsError || r.ExitCode == nil || *r.ExitCode != 0 || !strings.HasPrefix(r.Output, "ok") {
 		t.Errorf("toolu_06 result = %+v", r)

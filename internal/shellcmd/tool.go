@@ -10,13 +10,14 @@ import (
 // exec_command / local_shell / container.exec, Gemini run_shell_command,
 // OpenHands execute_bash / terminal / run (CmdRunAction), mini-swe-agent
 // bash, Goose developer__shell, Cline execute_command / command, Hermes
-// terminal, Cursor run_terminal_cmd.
+// terminal, Cursor run_terminal_cmd, Droid Execute.
 var shellTools = map[string]bool{
 	"bash": true, "sh": true, "zsh": true, "shell": true, "local_shell": true, "shell_command": true,
 	"exec_command": true, "container.exec": true, "run_shell_command": true, "execute_bash": true,
 	"execute_command": true, "run_command": true, "run_terminal_cmd": true, "terminal": true,
 	"run": true, "cmdrunaction": true, "command": true, "developer__shell": true, "bash_tool": true,
 	"exec": true,
+	"execute": true,
 }
 
 // IsShell reports whether tool is the name of a tool that runs shell
