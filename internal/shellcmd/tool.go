@@ -16,8 +16,7 @@ var shellTools = map[string]bool{
 	"exec_command": true, "container.exec": true, "run_shell_command": true, "execute_bash": true,
 	"execute_command": true, "run_command": true, "run_terminal_cmd": true, "terminal": true,
 	"run": true, "cmdrunaction": true, "command": true, "developer__shell": true, "bash_tool": true,
-	"exec":    true,
-	"execute": true,
+	"exec": true, "execute": true,
 }
 
 // IsShell reports whether tool is the name of a tool that runs shell
