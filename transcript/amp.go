@@ -322,7 +322,7 @@ func ampResult(b *builder, c *fastjson.Value) (lore.ToolResult, turnEnd) {
 			r.Output = ampResultText(run)
 		}
 	default:
-		// queued, in-progress, blocked-on-user: the thread was saved
+		// in-progress, blocked-on-user: the thread was saved
 		// while the tool ran.
 		end = endCalling
 		if b.keep {
