@@ -72,6 +72,9 @@ var formats = []format{
 	{name: "aider", agent: lore.AgentAider, roots: aiderRoots,
 		raw: &rawFormat{sniff: aiderSniff, read: aiderRead}},
 
+	{name: "amp", agent: lore.AgentAmp, roots: ampRoots,
+		doc: &docFormat{sniff: sniffAmp, read: readAmp}},
+
 	{name: "claude-code", agent: lore.AgentClaudeCode, roots: claudeRoots,
 		line: &lineFormat{sniff: sniffClaude, read: readClaude}},
 
@@ -93,6 +96,8 @@ var formats = []format{
 		doc: &docFormat{sniff: sniffCopilotChatDoc, read: readCopilotChatDoc}},
 	{name: "copilot-chat-log", agent: lore.AgentCopilotChat,
 		line: &lineFormat{sniff: sniffCopilotChatLog, read: readCopilotChatLog}},
+	{name: "droid", agent: lore.AgentDroid, roots: droidRoots,
+		line: &lineFormat{sniff: sniffDroid, read: readDroid}},
 
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
 		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},

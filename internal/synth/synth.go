@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the formats Write can produce.
-var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "copilot-cli"}
+var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "copilot-cli", "amp", "droid"}
 
 // Options shape a corpus.
 type Options struct {
@@ -76,6 +76,8 @@ var generators = map[string]func(g *generator, dir string, i int, target int64) 
 	"hermes":      (*generator).hermes,
 	"aider":       (*generator).aider,
 	"copilot-cli": (*generator).copilot,
+	"amp":         (*generator).amp,
+	"droid":       (*generator).droid,
 }
 
 var words = strings.Fields(`the a to of and in is for on with that this it as be by are from at or
