@@ -88,7 +88,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// What looks foreign without locks is decided by the migration's
 	// claim, under the write lock.
 	checked := checkOnce(ctx, path, opts.BusyTimeout)
-	if checked != nil && !errors.Is(checked, errMigrate) && !errors.Is(checked, errForeign) {
+	if checked != nil && !errors.Is(checked, errMigrate) && !unsure(checked) {
 		return nil, checked
 	}
 	q := url.Values{}
@@ -104,7 +104,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	s := newStore(db, path, opts)
-	if errors.Is(checked, errForeign) {
+	if unsure(checked) {
 		// Decided under the write lock, before anything is migrated.
 		beforeClaim()
 		checked = s.w.Write(ctx, func(tx *sql.Tx) error {
@@ -220,6 +220,20 @@ var loreTables = []string{"items", "items_fts"}
 // errForeign says the file is a database of another application.
 var errForeign = errors.New("a SQLite database of another application, not a lore store")
 
+// errDamaged is matched by check's error when SQLite found the file
+// damaged without taking locks: another process may be writing it, so
+// only a look under the write lock tells.
+var errDamaged = errors.New("damaged without locks")
+
+type damaged struct{ error }
+
+func (d damaged) Unwrap() error        { return d.error }
+func (d damaged) Is(target error) bool { return target == errDamaged }
+
+// unsure reports whether check's look without locks may have caught a
+// store another process was making: a foreign or damaged look.
+func unsure(err error) bool { return errors.Is(err, errForeign) || errors.Is(err, errDamaged) }
+
 // checkSettle is how long check looks again before it takes a database
 // for another application's: another lore process may be making the store
 // at that moment, and a reader that takes no locks (see
@@ -235,7 +249,7 @@ var checkSettle = []time.Duration{20 * time.Millisecond, 80 * time.Millisecond, 
 func check(ctx context.Context, path string, busy time.Duration) error {
 	err := checkOnce(ctx, path, busy)
 	for _, wait := range checkSettle {
-		if !errors.Is(err, errForeign) {
+		if !unsure(err) {
 			break
 		}
 		select {
@@ -269,7 +283,11 @@ func checkOnce(ctx context.Context, path string, busy time.Duration) error {
 			// Only a writer waits longer (see DefaultBusyTimeout).
 			return fmt.Errorf("open store %s: the store is locked by another process (%w); try again when it is done", path, err)
 		}
-		return fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
+		e := fmt.Errorf("open store %s: %w", path, sqlitex.Explain(err, "store", "restore it from a backup or an export"))
+		if sqlitex.Corrupt(err) {
+			return damaged{e}
+		}
+		return e
 	}
 	var version int
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {

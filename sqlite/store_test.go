@@ -799,3 +799,64 @@ func TestOpenDecidesUnderLock(t *testing.T) {
 		t.Error("the refused database changed")
 	}
 }
+
+// TestOpenDamagedUnderLock: a file that looks damaged to check's look
+// without locks, as a store another process is writing can, is opened
+// when it is a whole store under the write lock; one still damaged then
+// is reported as damaged.
+func TestOpenDamagedUnderLock(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	made := filepath.Join(dir, "made.db")
+	s, err := Open(ctx, made, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	good, err := os.ReadFile(made)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A store's file header, its schema page garbled: what a reader
+	// without locks can catch while the pages are written.
+	bad := append([]byte(nil), good...)
+	for i := 100; i < 4096; i++ {
+		bad[i] = byte(i * 7)
+	}
+	path := filepath.Join(dir, "lore.db")
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkOnce(ctx, path, time.Second); !errors.Is(err, errDamaged) {
+		t.Fatalf("the garbled store looks %v, want damaged", err)
+	}
+	defer func() { beforeClaim = func() {} }()
+	beforeClaim = func() {
+		if err := os.WriteFile(path, good, 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("a store whole by the time the lock was held: %v", err)
+	}
+	n, err := s.Count(ctx, lore.Filter{})
+	s.Close()
+	if err != nil || n != 1 {
+		t.Errorf("%d items (%v), want 1", n, err)
+	}
+	beforeClaim = func() {}
+	other := filepath.Join(dir, "other.db")
+	if err := os.WriteFile(other, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(ctx, other, Options{}); err == nil || !strings.Contains(err.Error(), "damaged") {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("a damaged store: %v, want it reported damaged", err)
+	}
+}

@@ -81,6 +81,21 @@ func (w *Writer) Retry(ctx context.Context, fn func() error) error {
 	}
 }
 
+// Corrupt reports whether err is SQLite finding the file damaged, or not
+// a database, as a reader that takes no locks can find a file another
+// process is writing.
+func Corrupt(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return true
+	}
+	return false
+}
+
 // Busy reports whether err is SQLite saying another connection holds a
 // lock.
 func Busy(err error) bool {
