@@ -209,6 +209,7 @@ func readJob(ctx context.Context, in *input, j job, emit emitFunc) (err error) {
 		}
 	}()
 	in.path, in.size, in.related, in.head, in.zstd = j.path, j.size, nil, nil, false
+	in.explicit = j.explicit
 	if j.dir != nil {
 		return j.dir.read(ctx, in, emit)
 	}
