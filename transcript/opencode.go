@@ -200,13 +200,15 @@ func (r *ocReader) begin(info *fastjson.Value, side bool) {
 		r.cur.Role = lore.RoleUser
 	case "assistant":
 		r.cur.Role = lore.RoleAssistant
-		if m := str(info, "modelID"); m != "" {
-			if m != r.model {
-				r.model = m
+		if m := info.GetStringBytes("modelID"); len(m) > 0 {
+			if string(m) != r.model && !side {
+				r.model = string(m)
 			}
-			r.cur.Model = r.model
+			if r.keep {
+				r.cur.Model = string(m)
+			}
 		}
-		if r.cwd == "" {
+		if r.cwd == "" && !side {
 			r.cwd = str(info, "path", "cwd")
 		}
 		r.usage = ocUsage(info.Get("tokens"))
