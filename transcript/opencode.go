@@ -709,8 +709,8 @@ func fileSize(path string) int64 {
 
 // ocSniffSessionFile claims a storage session file named alone:
 // storage/session/<project>/<id>.json beside storage/message/.
-func ocSniffSessionFile(_ string, doc *fastjson.Value) bool {
-	return ocIsSessionInfo(doc)
+func ocSniffSessionFile(name string, doc *fastjson.Value) bool {
+	return ocIsSessionInfo(doc) && name == str(doc, "id")+".json"
 }
 
 func ocReadSessionFile(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc) error {
@@ -722,9 +722,6 @@ func ocReadSessionFile(ctx context.Context, in *input, doc *fastjson.Value, emit
 		return notTranscript("an OpenCode session record with no message folder beside it")
 	}
 	s := ocStorageSession{in.path, str(doc, "id"), str(doc, "parentID")}
-	if base := strings.TrimSuffix(filepath.Base(in.path), ".json"); base != s.id {
-		s.id = base
-	}
 	all := ocListStorage(storage, new(fastjson.Parser))
 	return ocReadStorageSession(ctx, in, storage, s, all, emit)
 }
