@@ -43,9 +43,9 @@ import (
 // parentID set. They are folded into their parent, as Claude Code's
 // sidechains are, where both are read together: in a database and in a
 // storage folder always; for exports, when the parent's export lies in
-// the same folder (the child file is then passed over as a session of its
-// own, unless it was named alone on the command line). A sub-agent session
-// whose parent is not there is a session of its own.
+// the same folder and is read in the same run (a walk of the folder, or
+// both files named): the child file is then passed over quietly. A
+// sub-agent export read without its parent's is a session of its own.
 //
 // Counting rules:
 //   - user turns are user messages with text or a file the user gave (a
@@ -395,19 +395,25 @@ func ocSniffExport(_ string, doc *fastjson.Value) bool {
 	return len(info.GetStringBytes("id")) > 0 && (has(info, "projectID") || has(info, "directory") || has(info, "slug"))
 }
 
-// errFolded is returned for a sub-agent export read with its parent.
+// errFoldedInto is matched by the error for a transcript that another
+// input of the same read takes in (a sub-agent export beside its parent's).
+var errFoldedInto = errors.New("folded into another transcript")
+
 type errFolded string
 
 func (e errFolded) Error() string        { return string(e) }
-func (e errFolded) Is(target error) bool { return target == ErrEmpty }
+func (e errFolded) Is(target error) bool { return target == ErrEmpty || target == errFoldedInto }
 
 func ocReadExport(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc) error {
 	info := doc.Get("info")
 	id, parent := str(info, "id"), str(info, "parentID")
 	dir := filepath.Dir(in.path)
-	if parent != "" && !in.explicit {
+	if parent != "" {
+		// Folded when the parent's export is beside it and read too: a
+		// walk reads the whole folder; a file named alone is its own
+		// session.
 		for _, f := range ocExports(dir) {
-			if f.id == parent && f.path != in.path {
+			if f.id == parent && f.path != in.path && (!in.explicit || in.batch[f.path]) {
 				return errFolded("an OpenCode sub-agent session, read with its parent " + filepath.Base(f.path))
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -444,4 +445,36 @@ func FuzzOpenCode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "export.json", data)
 	})
+}
+
+// Both files named: the child is folded, not listed nor reported; the
+// child named alone is its own session (TestOpenCodeExport).
+func TestOpenCodeExportBothNamed(t *testing.T) {
+	res, err := Scan(context.Background(), []string{ocChild, ocParent}, Options{NoGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 0 || len(res.Sessions) != 1 {
+		t.Fatalf("problems %v, %d sessions", res.Problems, len(res.Sessions))
+	}
+	checkOC(t, res.Sessions[0], ocParentWant.folded(ocChildWant))
+}
+
+// Older versions kept each step's tokens on its step-finish part and only
+// the last on the message: several steps count their sum.
+func TestOpenCodeSteps(t *testing.T) {
+	step := func(in int) string {
+		return fmt.Sprintf(`{"type":"step-finish","tokens":{"input":%d,"output":1,"reasoning":1,"cache":{"read":2,"write":3}}}`, in)
+	}
+	doc := `{"info":{"id":"ses_s","projectID":"p","directory":"/w","time":{"created":1787431447055}},"messages":[
+{"info":{"id":"m1","role":"user","time":{"created":1787431447060}},"parts":[{"type":"text","text":"go"}]},
+{"info":{"id":"m2","role":"assistant","modelID":"m","finish":"stop","time":{"created":1787431447100},"tokens":{"input":30,"output":1,"reasoning":1,"cache":{"read":2,"write":3}}},"parts":[` +
+		step(10) + `,` + step(20) + `,` + step(30) + `,{"type":"text","text":"done"}]}]}`
+	s := readOne(t, writeFile(t, "s.json", doc))
+	if want := (lore.Usage{InputTokens: 60, OutputTokens: 6, CacheReadTokens: 6, CacheWriteTokens: 9}); s.Usage != want {
+		t.Errorf("usage %+v, want %+v", s.Usage, want)
+	}
+	if s.Outcome != lore.OutcomeSuccess {
+		t.Errorf("outcome %s", s.Outcome)
+	}
 }
