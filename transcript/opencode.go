@@ -68,9 +68,10 @@ import (
 //
 // Outcome, from the last message of the main session: an assistant
 // message with an error is aborted when the error is MessageAbortedError
-// or a tool call in it was aborted, else failure; one that finished with
-// text and no tool call pending is success; a last tool error is failure;
-// anything else is unknown.
+// or a tool call in it was aborted, else failure; one with a failed tool
+// call (and no "stop" finish) is failure; one with text and no tool call
+// is success; anything else (a tool call whose answer never came, a user
+// message last) is unknown.
 
 // opencodeRoots: OpenCode's data folder is $XDG_DATA_HOME/opencode
 // (xdg-basedir, on macOS too: ~/.local/share/opencode), holding storage/
@@ -153,7 +154,6 @@ type ocReader struct {
 	usage    lore.Usage
 	aborted  bool // a tool call of the message was aborted
 	failed   bool // a tool call of the message failed
-	pending  bool // a tool call of the message has no result
 	errName  string
 	finished string // the message's finish reason
 }
@@ -189,7 +189,7 @@ func epochOf(v *fastjson.Value, keys ...string) time.Time {
 // begin starts a message from its info.
 func (r *ocReader) begin(info *fastjson.Value, side bool) {
 	r.role, r.side = str(info, "role"), side
-	r.text, r.steps, r.aborted, r.failed, r.pending = false, 0, false, false, false
+	r.text, r.steps, r.aborted, r.failed = false, 0, false, false
 	r.step, r.results = lore.Usage{}, nil
 	r.errName, r.finished = str(info, "error", "name"), str(info, "finish")
 	t := epochOf(info, "time", "created")
@@ -302,8 +302,7 @@ func (r *ocReader) tool(p *fastjson.Value) {
 			res.Output = msg
 		}
 	default:
-		r.pending = true
-		return
+		return // pending or running: no result
 	}
 	r.failed = r.failed || res.IsError
 	r.results = append(r.results, res)
@@ -344,7 +343,7 @@ func (r *ocReader) end() {
 		r.outcome = lore.OutcomeFailure
 	case r.failed && r.finished != "stop":
 		r.outcome = lore.OutcomeFailure
-	case len(r.cur.ToolCalls) == 0 && r.finished != "tool-calls" && !r.pending:
+	case r.text && len(r.cur.ToolCalls) == 0 && r.finished != "tool-calls":
 		r.outcome = lore.OutcomeSuccess
 	default:
 		r.outcome = lore.OutcomeUnknown
