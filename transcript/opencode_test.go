@@ -478,3 +478,52 @@ func TestOpenCodeSteps(t *testing.T) {
 		t.Errorf("outcome %s", s.Outcome)
 	}
 }
+
+// TestOpenCodeCorpusProjects reads every opencode-json file of the shared
+// corpus-projects (when present): each named alone is one session with
+// turns, times and no damage; read together, every file is a session or
+// a sub-agent folded into its parent, with no problem.
+func TestOpenCodeCorpusProjects(t *testing.T) {
+	root := filepath.Join("..", "..", "shared", "corpus-projects")
+	data, err := os.ReadFile(filepath.Join(root, "SOURCES.tsv"))
+	if err != nil {
+		t.Skipf("no shared corpus-projects: %v", err)
+	}
+	var files []string
+	ids := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) > 6 && f[5] == "opencode-json" {
+			files = append(files, filepath.Join(root, f[0]))
+			ids[f[6]] = true
+		}
+	}
+	if len(files) == 0 {
+		t.Skip("no opencode-json files")
+	}
+	for _, f := range files {
+		s := readOne(t, f)
+		checkInvariants(t, s)
+		if s.Agent != lore.AgentOpenCode || s.UserMessages < 1 || s.AssistantMessages < 1 || s.StartedAt.IsZero() || s.Warnings != 0 || s.Model == "" {
+			t.Errorf("%s: agent %s, %d user, %d assistant, start %v, %d warnings, model %q",
+				f, s.Agent, s.UserMessages, s.AssistantMessages, s.StartedAt, s.Warnings, s.Model)
+		}
+	}
+	res, err := Scan(context.Background(), files, Options{NoGit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 0 {
+		t.Errorf("problems: %v", res.Problems)
+	}
+	folded := 0
+	for _, f := range files {
+		if res.Held[f] == 0 {
+			folded++
+		}
+	}
+	if len(res.Sessions)+folded != len(ids) {
+		t.Errorf("%d sessions and %d folded files for %d sessions in SOURCES.tsv", len(res.Sessions), folded, len(ids))
+	}
+	t.Logf("%d files: %d sessions, %d sub-agent files folded into their parent", len(files), len(res.Sessions), folded)
+}
