@@ -246,6 +246,7 @@ func ocDB(t testing.TB, path string) {
 		"CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL)",
 		"CREATE TABLE `part` (`id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL)",
 		"CREATE TABLE `todo` (`session_id` text NOT NULL, `content` text NOT NULL, `status` text NOT NULL, `priority` text NOT NULL, `position` integer NOT NULL)",
+		ocIndexes,
 	)
 	defer db.Close()
 	exec := func(q string, args ...any) {
@@ -282,6 +283,10 @@ func ocDB(t testing.TB, path string) {
 		}
 	}
 }
+
+// ocIndexes are OpenCode's indexes of the message and part tables.
+const ocIndexes = "CREATE INDEX `message_session_time_created_id_idx` ON `message` (`session_id`, `time_created`, `id`); " +
+	"CREATE INDEX `part_message_id_id_idx` ON `part` (`message_id`, `id`); CREATE INDEX `part_session_idx` ON `part` (`session_id`)"
 
 func TestOpenCodeDB(t *testing.T) {
 	for _, tt := range []struct{ name, agent string }{{"opencode.db", lore.AgentOpenCode}, {"kilo.db", lore.AgentKiloCode}, {"opencode-dev.db", lore.AgentOpenCode}} {
@@ -526,4 +531,66 @@ func TestOpenCodeCorpusProjects(t *testing.T) {
 		t.Errorf("%d sessions and %d folded files for %d sessions in SOURCES.tsv", len(res.Sessions), folded, len(ids))
 	}
 	t.Logf("%d files: %d sessions, %d sub-agent files folded into their parent", len(files), len(res.Sessions), folded)
+}
+
+// A damaged page of the session table costs the sessions on it; one of
+// the message table, the messages on it (a warning on their sessions).
+func TestOpenCodeDamagedDB(t *testing.T) {
+	const n = 300
+	for _, table := range []string{"session", "message"} {
+		t.Run(table, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "opencode.db")
+			db := sqlitedbExec(t, path,
+				"CREATE TABLE `session` (`id` text PRIMARY KEY, `project_id` text NOT NULL, `parent_id` text, `slug` text NOT NULL, `directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL)",
+				"CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL)",
+				"CREATE TABLE `part` (`id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL)",
+				ocIndexes)
+			pad := strings.Repeat("p", 300)
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < n; i++ {
+				sid, at := fmt.Sprintf("ses_%04d", i), 1787431447055+int64(i)*1000
+				exec := func(q string, args ...any) {
+					if _, err := tx.Exec(q, args...); err != nil {
+						t.Fatal(err)
+					}
+				}
+				exec("INSERT INTO session VALUES (?, 'p', NULL, 's', '/w', ?, '1.2.16', ?, ?)", sid, pad, at, at)
+				exec("INSERT INTO message VALUES (?, ?, ?, ?, ?)", "msg_u"+sid, sid, at, at, `{"role":"user","time":{"created":`+fmt.Sprint(at)+`},"pad":"`+pad+`"}`)
+				exec("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", "prt_u"+sid, "msg_u"+sid, sid, at, at, `{"type":"text","text":"go"}`)
+				exec("INSERT INTO message VALUES (?, ?, ?, ?, ?)", "msg_a"+sid, sid, at+1, at+1, `{"role":"assistant","modelID":"m","finish":"stop","time":{"created":`+fmt.Sprint(at+1)+`},"pad":"`+pad+`"}`)
+				exec("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", "prt_a"+sid, "msg_a"+sid, sid, at+1, at+1, `{"type":"text","text":"done"}`)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			lost := damagePages(t, db, path, table)
+			res, err := Scan(context.Background(), []string{path}, Options{NoGit: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turns, warned := 0, 0
+			for _, s := range res.Sessions {
+				turns += s.MessageCount()
+				if s.Warnings > 0 {
+					warned++
+				}
+			}
+			switch table {
+			case "session":
+				if want := n - lost["session"]; len(res.Sessions) != want || turns != 2*want {
+					t.Errorf("%d sessions, %d turns; want %d, %d", len(res.Sessions), turns, want, 2*want)
+				}
+				if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Err.Error(), "damaged") {
+					t.Errorf("problems %v, want one saying the database is damaged", res.Problems)
+				}
+			case "message":
+				if len(res.Sessions) < n-lost["message"] || turns < 2*n-lost["message"] || warned == 0 {
+					t.Errorf("%d sessions, %d turns, %d warned; %d messages were on the damaged page", len(res.Sessions), turns, warned, lost["message"])
+				}
+			}
+		})
+	}
 }

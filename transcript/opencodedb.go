@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -16,7 +17,10 @@ import (
 // part's JSON without its ids (packages/opencode/src/session/session.sql.ts).
 // The counting rules are opencode.go's. Each session whose parent is not
 // in the database is one lore session, its sub-agent sessions folded in.
-// A message or part whose data is damaged is a warning on its session.
+// A message or part whose data is damaged is a warning on its session, a
+// damaged page of a session's messages or parts too; a damaged page of the
+// session table is read around (sqlitedbReadAround), the sessions on it
+// lost.
 
 func ocDBHint(head []byte) bool {
 	return bytes.Contains(head, []byte("`parent_id`")) && bytes.Contains(head, []byte("`message_id`")) &&
@@ -36,26 +40,40 @@ type ocDBSession struct {
 
 func ocReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
 	col := func(c string) string { return d.schema.col("session", c) }
-	rows, err := d.query(ctx, fmt.Sprintf(`SELECT id, parent_id, directory, %s, %s FROM session ORDER BY %s, id`,
-		col("time_created"), col("time_updated"), col("time_created")))
-	if err != nil {
-		return err
-	}
+	cols := fmt.Sprintf(`id, parent_id, directory, %s, %s`, col("time_created"), col("time_updated"))
 	var sessions []ocDBSession
-	for rows.Next() {
-		var (
-			id, parent, dir, created, updated any
-		)
-		if err := rows.Scan(&id, &parent, &dir, &created, &updated); err != nil {
-			continue
+	scan := func(rows *sql.Rows, rowid *int64) {
+		var id, parent, dir, created, updated any
+		dest := []any{&id, &parent, &dir, &created, &updated}
+		if rowid != nil {
+			dest = append([]any{rowid}, dest...)
+		}
+		if rows.Scan(dest...) != nil {
+			return
 		}
 		sessions = append(sessions, ocDBSession{
 			id: sqlitedbText(id), parent: sqlitedbText(parent), dir: sqlitedbText(dir),
 			created: sqlitedbInt(created), update: sqlitedbInt(updated),
 		})
 	}
-	err = rows.Err()
-	rows.Close()
+	rows, err := d.query(ctx, `SELECT `+cols+` FROM session ORDER BY `+col("time_created")+`, id`)
+	if err == nil {
+		for rows.Next() {
+			scan(rows, nil)
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	lost := 0
+	if sqlitedbDamaged(err) {
+		// A damaged page: read the table row by row around it.
+		sessions = sessions[:0]
+		lost, err = d.eachRowAround(ctx, "session", cols, func(rs *sql.Rows) (int64, error) {
+			var rowid int64
+			scan(rs, &rowid)
+			return rowid, nil
+		})
+	}
 	if err != nil {
 		return sqlitedbError(err)
 	}
@@ -109,10 +127,10 @@ func ocReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) erro
 			n++
 		}
 	}
-	if n == 0 {
+	if n == 0 && lost == 0 {
 		return emptySession("an OpenCode database with no messages")
 	}
-	return nil
+	return sqlitedbReadAround(n, lost, 0)
 }
 
 // ocReadDBMessages reads one session's messages and parts into r.
