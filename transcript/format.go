@@ -236,8 +236,8 @@ type input struct {
 	// explicit is set when the user named the input (not found by
 	// walking a folder).
 	explicit bool
-	// batch holds the paths of every input of this read, so that a
-	// reader can tell whether a related file is read too.
+	// batch holds the paths (cleaned) of every input of this read, so
+	// that a reader can tell whether a related file is read too.
 	batch map[string]bool
 	// head is the first bytes of the file (decompressed).
 	head []byte

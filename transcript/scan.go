@@ -130,7 +130,7 @@ func ReadInputs(ctx context.Context, inputs []Input, opts Options) (*Result, err
 	)
 	batch := make(map[string]bool, len(jobs))
 	for _, j := range jobs {
-		batch[j.path] = true
+		batch[filepath.Clean(j.path)] = true
 	}
 	repos := newRepoCache()
 	for w := 0; w < workers; w++ {
@@ -246,7 +246,7 @@ func Read(ctx context.Context, path string, opts Options) ([]*lore.Session, erro
 		j.size = dirSize(path)
 	}
 	var found []*lore.Session
-	in := &input{opts: opts, batch: map[string]bool{path: true}}
+	in := &input{opts: opts, batch: map[string]bool{filepath.Clean(path): true}}
 	err = readJob(ctx, in, j, func(s *lore.Session) { found = append(found, s) })
 	newRepoCache().resolveJob(ctx, j, in.zstd, found, opts)
 	settleRepos(found)
