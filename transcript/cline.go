@@ -23,7 +23,8 @@ import (
 // and ui_messages.json (legacy claude_messages.json; the user's view,
 // ClineMessage records with ms times). Both are JSON documents rewritten
 // whole. Native id: the task folder's name. Agent: roo-code under
-// rooveterinaryinc.roo-cline, cline under saoudrizwan.claude-dev; elsewhere
+// rooveterinaryinc.roo-cline, kilo-code under kilocode.kilo-code or
+// ~/.kilocode/cli/, cline under saoudrizwan.claude-dev; elsewhere
 // roo-code when the environment details name a Roo mode ("# Current Mode"
 // with a <slug>), else cline.
 //
@@ -68,6 +69,12 @@ const (
 	clineLegacyFile = "claude_messages.json"
 	clineExtCline   = "saoudrizwan.claude-dev"
 	clineExtRoo     = "rooveterinaryinc.roo-cline"
+	// Kilo Code's extension, a Roo Code fork, and its first CLI
+	// (~/.kilocode/cli/global/tasks) write the same task folders
+	// (Kilo-Org/kilocode src/shared/globalFileNames.ts); their roots are
+	// in opencodeRoots.
+	clineExtKilo = "kilocode.kilo-code"
+	clineKiloCLI = "/.kilocode/cli/"
 )
 
 // clineRoots: the tasks folders of both extensions in the globalStorage of
@@ -243,6 +250,8 @@ func clineNew(in *input, path string) *clineReader {
 	switch {
 	case strings.Contains(path, clineExtRoo):
 		b.s.Agent, c.agentKnown = lore.AgentRooCode, true
+	case strings.Contains(path, clineExtKilo) || strings.Contains(filepath.ToSlash(path), clineKiloCLI):
+		b.s.Agent, c.agentKnown = lore.AgentKiloCode, true
 	case strings.Contains(path, clineExtCline):
 		c.agentKnown = true
 	}

@@ -120,6 +120,16 @@ var formats = []format{
 	{name: "hermes", agent: lore.AgentHermes,
 		db: &sqlitedbReader{hint: hermesDBHint, fileNames: []string{"state.db"}, match: hermesDBMatch, read: hermesReadDB}},
 
+	// The Kilo CLI, an OpenCode fork, is read here too (opencodeRoots).
+	{name: "opencode", agent: lore.AgentOpenCode, roots: opencodeRoots,
+		doc: &docFormat{sniff: ocSniffExport, read: ocReadExport}},
+	{name: "opencode-session", agent: lore.AgentOpenCode,
+		doc: &docFormat{sniff: ocSniffSessionFile, read: ocReadSessionFile}},
+	{name: "opencode-storage", agent: lore.AgentOpenCode,
+		dir: &dirFormat{match: ocMatchStorage, read: ocReadStorage}},
+	{name: "opencode", agent: lore.AgentOpenCode,
+		db: &sqlitedbReader{hint: ocDBHint, fileNames: []string{"opencode.db", "kilo.db"}, match: ocDBMatch, read: ocReadDB}},
+
 	{name: "openhands", agent: lore.AgentOpenHands, roots: openhandsRoots,
 		doc: &docFormat{sniff: sniffOpenHandsDoc, read: readOpenHandsDoc}},
 	{name: "openhands-eval", agent: lore.AgentOpenHands,
@@ -140,7 +150,8 @@ var formats = []format{
 	{name: "openai-jsonl", agent: lore.AgentOpenAI,
 		line: &lineFormat{sniff: sniffOpenAILine, read: readOpenAILines}},
 
-	// Goose's and Hermes's databases; their db formats above say whose.
+	// Goose's, Hermes's and OpenCode's databases; their db formats above
+	// say whose.
 	{name: "sqlite",
 		raw: &rawFormat{sniff: sqlitedbSniff, read: sqlitedbRead}},
 }
@@ -236,6 +247,12 @@ type input struct {
 	// related are further files that belong to the same session (Claude
 	// Code sub-agent transcripts beside their parent).
 	related []string
+	// explicit is set when the user named the input (not found by
+	// walking a folder).
+	explicit bool
+	// batch holds the paths (cleaned) of every input of this read, so
+	// that a reader can tell whether a related file is read too.
+	batch map[string]bool
 	// head is the first bytes of the file (decompressed).
 	head []byte
 	// zstd is set when the file is zstd-compressed.

@@ -128,12 +128,16 @@ func ReadInputs(ctx context.Context, inputs []Input, opts Options) (*Result, err
 		next     atomic.Int64
 		wg       sync.WaitGroup
 	)
+	batch := make(map[string]bool, len(jobs))
+	for _, j := range jobs {
+		batch[filepath.Clean(j.path)] = true
+	}
 	repos := newRepoCache()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in := &input{opts: opts}
+			in := &input{opts: opts, batch: batch}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) || ctx.Err() != nil {
@@ -181,6 +185,9 @@ func distinctIDs(ss []*lore.Session) int {
 // .db) are skipped quietly when they are not transcripts: a walked project
 // folder is full of them. So are walked transcripts with no turn in them.
 func report(j job, err error) bool {
+	if errors.Is(err, errFoldedInto) {
+		return false // read as part of another input of this run
+	}
 	if j.explicit {
 		return true
 	}
@@ -209,6 +216,7 @@ func readJob(ctx context.Context, in *input, j job, emit emitFunc) (err error) {
 		}
 	}()
 	in.path, in.size, in.related, in.head, in.zstd = j.path, j.size, nil, nil, false
+	in.explicit = j.explicit
 	if j.dir != nil {
 		return j.dir.read(ctx, in, emit)
 	}
@@ -238,7 +246,7 @@ func Read(ctx context.Context, path string, opts Options) ([]*lore.Session, erro
 		j.size = dirSize(path)
 	}
 	var found []*lore.Session
-	in := &input{opts: opts}
+	in := &input{opts: opts, batch: map[string]bool{filepath.Clean(path): true}}
 	err = readJob(ctx, in, j, func(s *lore.Session) { found = append(found, s) })
 	newRepoCache().resolveJob(ctx, j, in.zstd, found, opts)
 	settleRepos(found)

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the formats Write can produce.
-var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "copilot-cli", "amp", "droid"}
+var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "copilot-cli", "amp", "droid", "opencode"}
 
 // Options shape a corpus.
 type Options struct {
