@@ -85,6 +85,9 @@ var formats = []format{
 	{name: "codex-ts", agent: lore.AgentCodex,
 		doc: &docFormat{sniff: sniffCodexTS, read: readCodexTS}},
 
+	{name: "crush", agent: lore.AgentCrush, roots: crushRoots,
+		db: &sqlitedbReader{hint: crushDBHint, fileNames: []string{"crush.db"}, match: crushDBMatch, read: crushReadDB}},
+
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
 		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI,
@@ -126,7 +129,8 @@ var formats = []format{
 	{name: "openai-jsonl", agent: lore.AgentOpenAI,
 		line: &lineFormat{sniff: sniffOpenAILine, read: readOpenAILines}},
 
-	// Goose's and Hermes's databases; their db formats above say whose.
+	// Crush's, Goose's and Hermes's databases; their db formats above say
+	// whose.
 	{name: "sqlite",
 		raw: &rawFormat{sniff: sqlitedbSniff, read: sqlitedbRead}},
 }
