@@ -455,26 +455,34 @@ func TestCrushRoots(t *testing.T) {
 	}
 }
 
+// FuzzCrush feeds messages rows to the reader's rules directly (the
+// SQLite driver, under coverage instrumentation, would run a few inputs a
+// minute; TestCrushDamagedDB and FuzzSQLite cover the database).
 func FuzzCrush(f *testing.F) {
 	for _, m := range crushFixture.messages {
-		f.Add(m.role, []byte(m.parts))
+		f.Add(m.role, []byte(m.parts), m.sid == "m4$$toolu_03")
 	}
-	f.Add("tool", []byte(`[{"type":"tool_result","data":{"name":"bash","content":"Exit code 99999999999999999999"}},{"type":"finish","data":{"time":1e300}}]`))
-	f.Add("user", []byte(`[{"type":"binary","data":{"Path":"a.png","MIMEType":"image/png","Data":"AAAA"}},{"type":"image_url","data":null},7]`))
-	f.Fuzz(func(t *testing.T, role string, parts []byte) {
-		path := filepath.Join(t.TempDir(), "crush.db")
-		db := sqlitedbExec(t, path, crushSchema(t, "schema-initial.sql"),
-			`INSERT INTO sessions (id, title, created_at, updated_at) VALUES ('s', 't', 1, 2)`)
-		if _, err := db.Exec(`INSERT INTO messages (id, session_id, role, parts, created_at, updated_at) VALUES ('m', 's', ?, ?, 1, 1)`, role, parts); err != nil {
-			t.Fatal(err)
-		}
-		db.Close()
+	f.Add("tool", []byte(`[{"type":"tool_result","data":{"name":"bash","content":"Exit code 99999999999999999999"}},{"type":"finish","data":{"time":1e300}}]`), false)
+	f.Add("user", []byte(`[{"type":"binary","data":{"Path":"a.png","MIMEType":"image/png","Data":"AAAA"}},{"type":"image_url","data":null},7]`), true)
+	f.Add("assistant", []byte(strings.Repeat("[", 20000)), false)
+	f.Add("assistant", []byte(`[{"type":"text","data":`+strings.Repeat(`{"a":`, maxDepth+1)+"1"), false)
+	f.Fuzz(func(t *testing.T, role string, parts []byte, side bool) {
 		for _, keep := range []bool{false, true} {
-			ss, err := Read(context.Background(), path, Options{Messages: keep, NoGit: true})
-			if err != nil || len(ss) != 1 {
-				t.Fatalf("read: %d sessions, %v", len(ss), err)
+			in := &input{path: "/home/dev/proj/.crush/crush.db", opts: Options{Messages: keep, NoGit: true}}
+			root := &crushRow{id: "s", created: int64(1), u: int64(2)}
+			c := newCrushSession(in, root, []*crushRow{root})
+			sid := "s"
+			if side {
+				sid = "m$$toolu"
 			}
-			checkInvariants(t, ss[0])
+			for k := 0; k < 2; k++ {
+				c.message(&crushMsgRow{sid: []byte(sid), role: []byte(role), parts: parts, created: int64(1747178300 + k)})
+			}
+			s := c.finish()
+			checkInvariants(t, s)
+			if s.ID != "crush:s" || s.Cwd != "/home/dev/proj" {
+				t.Fatalf("id %q cwd %q", s.ID, s.Cwd)
+			}
 		}
 	})
 }
