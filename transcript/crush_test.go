@@ -73,7 +73,11 @@ var crushFixture = struct {
 		{"m5", "4b1c", "tool", "", 1747178317, 0, false,
 			`[{"type":"tool_result","data":{"tool_call_id":"toolu_02","name":"edit","content":"<result>\nContent replaced in file: parse.go\n</result>","is_error":false}},` +
 				`{"type":"tool_result","data":{"tool_call_id":"toolu_03","name":"agent","content":"Parse is called in main.go.","is_error":false}}]`},
-		{"m6", "4b1c", "assistant", "claude-sonnet-4-5", 1747178320, 1747178322, false,
+		{"m6", "4b1c", "assistant", "claude-sonnet-4-5", 1747178318, 1747178318, false,
+			`[{"type":"tool_call","data":{"id":"toolu_04","name":"bash","input":"{\"command\":\"go test ./...\"}","finished":true}},{"type":"finish","data":{"reason":"tool_use","time":1747178318}}]`},
+		{"m7", "4b1c", "tool", "", 1747178319, 0, false,
+			`[{"type":"tool_result","data":{"tool_call_id":"toolu_04","name":"bash","content":"ok  \texample.com/proj\t0.012s\n\n<cwd>/home/dev/proj</cwd>","is_error":false}}]`},
+		{"m8", "4b1c", "assistant", "claude-sonnet-4-5", 1747178320, 1747178322, false,
 			`[{"type":"text","data":{"text":"Fixed: the test passes now."}},{"type":"finish","data":{"reason":"end_turn","time":1747178322}}]`},
 
 		{"a1", "7aa0", "user", "", 1747180000, 0, false,
@@ -183,15 +187,15 @@ func TestCrushDB(t *testing.T) {
 					t.Fatalf("sessions %v", by)
 				}
 				s := by["crush:4b1c"]
-				// The user's prompt; three answers of the main agent (the
-				// sub-agent's prompt and answers are sidechain); four calls
+				// The user's prompt; four answers of the main agent (the
+				// sub-agent's prompt and answers are sidechain); five calls
 				// (toolu_c1 in the sub-agent); toolu_01 ended "Exit code 1",
 				// toolu_c1 is_error; tokens of both rows.
 				if s.Agent != lore.AgentCrush || s.Cwd != filepath.Join(dir, "proj") || s.Model != "claude-sonnet-4-5" {
 					t.Errorf("agent %q cwd %q model %q", s.Agent, s.Cwd, s.Model)
 				}
-				if s.UserMessages != 1 || s.AssistantMessages != 3 || s.ToolCalls != 4 || s.ToolErrors != 2 {
-					t.Errorf("u=%d a=%d calls=%d errs=%d, want 1 3 4 2", s.UserMessages, s.AssistantMessages, s.ToolCalls, s.ToolErrors)
+				if s.UserMessages != 1 || s.AssistantMessages != 4 || s.ToolCalls != 5 || s.ToolErrors != 2 {
+					t.Errorf("u=%d a=%d calls=%d errs=%d, want 1 4 5 2", s.UserMessages, s.AssistantMessages, s.ToolCalls, s.ToolErrors)
 				}
 				if s.Usage != (lore.Usage{InputTokens: 15000, OutputTokens: 1000}) || s.Outcome != lore.OutcomeSuccess {
 					t.Errorf("usage %+v outcome %s", s.Usage, s.Outcome)
@@ -258,6 +262,8 @@ func TestCrushDBMessages(t *testing.T) {
 		"1747178315 tool side result:toolu_c1:true",
 		"1747178316 assistant side",
 		"1747178317 tool result:toolu_02:false result:toolu_03:false",
+		"1747178318 assistant call:toolu_04:bash",
+		"1747178319 tool result:toolu_04:false",
 		"1747178320 assistant",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
