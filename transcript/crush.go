@@ -481,7 +481,11 @@ func crushReadDBInOrder(ctx context.Context, in *input, d *sqlitedbDB, emit emit
 	}
 	// The members' ids as one JSON array: a session may have more children
 	// than SQLite takes parameters.
-	mq := `SELECT ` + q.messageCols + ` FROM messages WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY ` + order
+	mq, err := d.tx.PrepareContext(ctx, `SELECT `+q.messageCols+` FROM messages WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY `+order)
+	if err != nil {
+		return sqlitedbError(err)
+	}
+	defer mq.Close()
 	var m crushMsgRow
 	for _, root := range plan.roots {
 		if err := ctx.Err(); err != nil {
@@ -489,7 +493,7 @@ func crushReadDBInOrder(ctx context.Context, in *input, d *sqlitedbDB, emit emit
 		}
 		members := plan.members[root.id]
 		c := newCrushSession(in, root, members)
-		if err := crushEachMessage(ctx, d, mq, crushIDs(members), &m, c); err != nil {
+		if err := crushEachMessage(ctx, mq, crushIDs(members), &m, c); err != nil {
 			return err
 		}
 		emit(c.finish())
@@ -507,10 +511,10 @@ func crushIDs(rows []*crushRow) string {
 }
 
 // crushEachMessage adds the messages q selects for the sessions ids to c.
-func crushEachMessage(ctx context.Context, d *sqlitedbDB, q, ids string, m *crushMsgRow, c *crushSession) error {
-	rows, err := d.query(ctx, q, ids)
+func crushEachMessage(ctx context.Context, q *sql.Stmt, ids string, m *crushMsgRow, c *crushSession) error {
+	rows, err := q.QueryContext(ctx, ids)
 	if err != nil {
-		return err
+		return sqlitedbError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
