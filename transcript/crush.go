@@ -66,11 +66,15 @@ import (
 // folder (config/load.go GlobalConfigData: $CRUSH_GLOBAL_DATA, else
 // $XDG_DATA_HOME/crush, else ~/.local/share/crush, on macOS too), so
 // each data_dir listed there is a root. There is no global database.
+//
+// A .crush folder is walked rather than its crush.db named, so that the
+// empty database Crush makes at its first start in a folder is passed
+// over quietly, as walked files with no turn are.
 func crushRoots(e Env) []Root {
 	var out []Root
 	if e.Cwd != "" {
 		for dir := e.Cwd; ; {
-			out = append(out, Root{Agent: lore.AgentCrush, Path: filepath.Join(dir, ".crush", "crush.db"), Source: "default"})
+			out = append(out, Root{Agent: lore.AgentCrush, Path: filepath.Join(dir, ".crush"), Source: "default"})
 			if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 				break
 			}
@@ -104,7 +108,13 @@ func crushRoots(e Env) []Root {
 		if dir == "" && p.Path != "" {
 			dir = filepath.Join(p.Path, ".crush")
 		}
-		if filepath.IsAbs(dir) {
+		switch {
+		case !filepath.IsAbs(dir):
+		case filepath.Base(dir) == ".crush":
+			out = append(out, Root{Agent: lore.AgentCrush, Path: dir, Source: src})
+		default:
+			// A data directory of the user's choosing may hold anything:
+			// only the database is read.
 			out = append(out, Root{Agent: lore.AgentCrush, Path: filepath.Join(dir, "crush.db"), Source: src})
 		}
 	}
@@ -475,6 +485,9 @@ func crushReadDBInOrder(ctx context.Context, in *input, d *sqlitedbDB, emit emit
 		return sqlitedbError(err)
 	}
 	plan := newCrushPlan(rows)
+	if len(plan.roots) == 0 {
+		return crushEmpty
+	}
 	order := "rowid"
 	if d.schema["messages"]["created_at"] {
 		order = "created_at, rowid"
@@ -577,5 +590,12 @@ func crushReadDBAround(ctx context.Context, in *input, d *sqlitedbDB, emit emitF
 		}
 		emit(c.finish())
 	}
-	return sqlitedbReadAround(len(plan.roots), lostSessions, lostMessages)
+	if err := sqlitedbReadAround(len(plan.roots), lostSessions, lostMessages); err != nil || len(plan.roots) > 0 {
+		return err
+	}
+	return crushEmpty
 }
+
+// crushEmpty is the error of a database with no session: Crush makes one
+// at its first start in a folder, before anything is asked.
+var crushEmpty = emptySession("a Crush database with no sessions")

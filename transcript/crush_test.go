@@ -3,6 +3,7 @@ package transcript
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -410,6 +411,13 @@ func TestCrushSniff(t *testing.T) {
 	if ss := readPath(t, renamed); len(ss) != 3 || ss[0].Agent != lore.AgentCrush {
 		t.Errorf("renamed: %d sessions", len(ss))
 	}
+	// Crush makes its database at its first start, before any prompt.
+	empty := filepath.Join(dir, "new", ".crush", "crush.db")
+	os.MkdirAll(filepath.Dir(empty), 0o755)
+	sqlitedbExec(t, empty, crushSchema(t, "schema-initial.sql"), crushSchema(t, "schema-later.sql")).Close()
+	if _, err := Read(context.Background(), empty, Options{}); !errors.Is(err, ErrEmpty) {
+		t.Errorf("empty database: %v, want an empty session error", err)
+	}
 	other := filepath.Join(dir, "crush.db")
 	sqlitedbExec(t, other, `CREATE TABLE sessions (id TEXT, title TEXT)`).Close()
 	if _, err := Read(context.Background(), other, Options{}); err == nil {
@@ -443,9 +451,9 @@ func TestCrushRoots(t *testing.T) {
 		return strings.Join(out, "; ")
 	}
 	e := Env{Home: home, GOOS: "linux", Cwd: cwd, Getenv: func(string) string { return "" }}
-	want := "default " + filepath.Join(cwd, ".crush", "crush.db") +
-		"; default " + filepath.Join(home, "src", "app", ".crush", "crush.db") +
-		"; projects.json /work/api/.crush/crush.db; projects.json /data/crush-web/crush.db"
+	want := "default " + filepath.Join(cwd, ".crush") +
+		"; default " + filepath.Join(home, "src", "app", ".crush") +
+		"; projects.json /work/api/.crush; projects.json /data/crush-web/crush.db"
 	if got := paths(crushRoots(e)); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
@@ -491,4 +499,38 @@ func FuzzCrush(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The .crush folder of the working folder is found and walked: the empty
+// database Crush makes at its first start, its workspace config and its
+// log are passed over quietly; a database with sessions is read.
+func TestCrushDefaultScan(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	data := filepath.Join(proj, ".crush")
+	if err := os.MkdirAll(filepath.Join(data, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(data, "crush.json"), []byte(`{"$schema":"https://charm.land/crush.json","options":{}}`), 0o644)
+	os.WriteFile(filepath.Join(data, "logs", "crush.log"), []byte(`{"time":"2026-05-01T10:00:00Z","level":"INFO","msg":"started"}`+"\n"), 0o644)
+	sqlitedbExec(t, filepath.Join(data, "crush.db"), crushSchema(t, "schema-initial.sql"), crushSchema(t, "schema-later.sql")).Close()
+	var roots []string
+	for _, r := range DefaultRoots(Env{Home: filepath.Join(dir, "home"), GOOS: "linux", Cwd: proj, Getenv: func(string) string { return "" }}) {
+		if r.Agent == lore.AgentCrush && r.Exists {
+			roots = append(roots, r.Path)
+		}
+	}
+	if len(roots) != 1 || roots[0] != data {
+		t.Fatalf("roots %v, want %s", roots, data)
+	}
+	res, err := Scan(context.Background(), roots, Options{Defaults: true, NoGit: true})
+	if err != nil || len(res.Sessions) != 0 || len(res.Problems) != 0 {
+		t.Fatalf("new folder: %v, %d sessions, problems %v", err, len(res.Sessions), res.Problems)
+	}
+	os.Remove(filepath.Join(data, "crush.db"))
+	crushDB(t, dir, true)
+	res, err = Scan(context.Background(), roots, Options{Defaults: true, NoGit: true})
+	if err != nil || len(res.Sessions) != 3 || len(res.Problems) != 0 {
+		t.Fatalf("%v, %d sessions, problems %v", err, len(res.Sessions), res.Problems)
+	}
 }
