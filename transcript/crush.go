@@ -180,22 +180,43 @@ func newCrushPlan(rows []crushRow) *crushPlan {
 			}
 		}
 	}
-	rootOf := func(r *crushRow) *crushRow {
-		top := r
-		// A chain longer than the table is a loop: its rows stand alone.
-		for steps := 0; top.parent != "" && steps <= len(byID); steps++ {
-			p, ok := byID[top.parent]
-			if !ok {
-				return top
-			}
-			top = p
+	// Each row's root, found once: a walk up stops at a row whose root is
+	// known, at a row without a parent in the table, or at a row it met
+	// before (a loop, whose rows then stand alone).
+	rootOf := make(map[*crushRow]*crushRow, len(byID))
+	walked := make(map[*crushRow]int, len(byID))
+	var path []*crushRow
+	for i := range rows {
+		r := &rows[i]
+		if byID[r.id] != r {
+			continue
 		}
-		if top.parent != "" {
-			if _, ok := byID[top.parent]; ok {
-				return r
+		path = path[:0]
+		var top *crushRow
+		for cur := r; ; {
+			if t, ok := rootOf[cur]; ok {
+				top = t
+				break
+			}
+			if walked[cur] == i+1 {
+				break // a loop
+			}
+			walked[cur] = i + 1
+			path = append(path, cur)
+			p, ok := byID[cur.parent]
+			if cur.parent == "" || !ok {
+				top = cur
+				break
+			}
+			cur = p
+		}
+		for _, x := range path {
+			if top == nil {
+				rootOf[x] = x
+			} else {
+				rootOf[x] = top
 			}
 		}
-		return top
 	}
 	p := &crushPlan{members: map[string][]*crushRow{}}
 	for i := range rows {
@@ -203,7 +224,7 @@ func newCrushPlan(rows []crushRow) *crushPlan {
 		if byID[r.id] != r {
 			continue
 		}
-		root := rootOf(r)
+		root := rootOf[r]
 		if root == r {
 			p.roots = append(p.roots, r)
 			p.members[r.id] = append([]*crushRow{r}, p.members[r.id]...)

@@ -534,3 +534,19 @@ func TestCrushDefaultScan(t *testing.T) {
 		t.Fatalf("%v, %d sessions, problems %v", err, len(res.Sessions), res.Problems)
 	}
 }
+
+// A long chain of sub-agents is grouped in one pass, not one walk per row.
+func TestCrushPlanChain(t *testing.T) {
+	const n = 200000
+	rows := make([]crushRow, n)
+	for i := range rows {
+		rows[i].id = fmt.Sprintf("s%06d", i)
+		if i > 0 {
+			rows[i].parent = fmt.Sprintf("s%06d", i-1)
+		}
+	}
+	p := newCrushPlan(rows)
+	if len(p.roots) != 1 || p.roots[0].id != "s000000" || len(p.members["s000000"]) != n {
+		t.Errorf("%d roots, %d members", len(p.roots), len(p.members["s000000"]))
+	}
+}
