@@ -325,19 +325,24 @@ func (c *crushSession) message(m *crushMsgRow) {
 		data := part.Get("data")
 		switch str(part, "type") {
 		case "text":
-			s := str(data, "text")
-			if strings.TrimSpace(s) != "" {
+			if s := data.GetStringBytes("text"); len(bytes.TrimSpace(s)) > 0 {
 				content = true
-				text = append(text, s)
+				if keep {
+					text = append(text, string(s))
+				}
 			}
 		case "reasoning":
-			if s := str(data, "thinking"); strings.TrimSpace(s) != "" {
+			if s := data.GetStringBytes("thinking"); len(bytes.TrimSpace(s)) > 0 {
 				think = true
-				thinking = append(thinking, s)
+				if keep {
+					thinking = append(thinking, string(s))
+				}
 			}
 		case "image_url":
 			content = true
-			text = append(text, "[image]")
+			if keep {
+				text = append(text, "[image]")
+			}
 		case "binary":
 			content = true
 			if keep {
@@ -365,9 +370,6 @@ func (c *crushSession) message(m *crushMsgRow) {
 			}
 			c.b.at(epoch(num(data, "time")))
 		}
-	}
-	if !keep {
-		text, thinking = nil, nil
 	}
 	role := string(m.role)
 	summary := sqlitedbInt(m.summary) != 0
