@@ -98,6 +98,8 @@ var formats = []format{
 		line: &lineFormat{sniff: sniffCopilotChatLog, read: readCopilotChatLog}},
 	{name: "droid", agent: lore.AgentDroid, roots: droidRoots,
 		line: &lineFormat{sniff: sniffDroid, read: readDroid}},
+	{name: "crush", agent: lore.AgentCrush, roots: crushRoots,
+		db: &sqlitedbReader{hint: crushDBHint, fileNames: []string{"crush.db"}, match: crushDBMatch, read: crushReadDB}},
 
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
 		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},
@@ -150,8 +152,8 @@ var formats = []format{
 	{name: "openai-jsonl", agent: lore.AgentOpenAI,
 		line: &lineFormat{sniff: sniffOpenAILine, read: readOpenAILines}},
 
-	// Goose's, Hermes's and OpenCode's databases; their db formats above
-	// say whose.
+	// Crush's, Goose's, Hermes's and OpenCode's databases; their db
+	// formats above say whose.
 	{name: "sqlite",
 		raw: &rawFormat{sniff: sqlitedbSniff, read: sqlitedbRead}},
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the formats Write can produce.
-var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "copilot-cli", "amp", "droid", "opencode"}
+var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "copilot-cli", "amp", "droid", "opencode", "crush"}
 
 // Options shape a corpus.
 type Options struct {
@@ -78,6 +78,7 @@ var generators = map[string]func(g *generator, dir string, i int, target int64) 
 	"copilot-cli": (*generator).copilot,
 	"amp":         (*generator).amp,
 	"droid":       (*generator).droid,
+	"crush":       (*generator).crush,
 }
 
 var words = strings.Fields(`the a to of and in is for on with that this it as be by are from at or
