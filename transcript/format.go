@@ -72,6 +72,11 @@ var formats = []format{
 	{name: "aider", agent: lore.AgentAider, roots: aiderRoots,
 		raw: &rawFormat{sniff: aiderSniff, read: aiderRead}},
 
+	// Qwen Code's records share Claude Code's keys (uuid, sessionId,
+	// type, cwd, version): its sniff, on what only Qwen writes, goes first.
+	{name: "qwen-code", agent: lore.AgentQwenCode, roots: qwenRoots,
+		line: &lineFormat{sniff: sniffQwen, read: readQwen}},
+
 	{name: "claude-code", agent: lore.AgentClaudeCode, roots: claudeRoots,
 		line: &lineFormat{sniff: sniffClaude, read: readClaude}},
 
