@@ -111,6 +111,13 @@ var formats = []format{
 	{name: "hermes", agent: lore.AgentHermes,
 		db: &sqlitedbReader{hint: hermesDBHint, fileNames: []string{"state.db"}, match: hermesDBMatch, read: hermesReadDB}},
 
+	{name: "kimi-cli", agent: lore.AgentKimiCLI, roots: kimiRoots,
+		dir: &dirFormat{match: kimiMatch, read: kimiReadDir}},
+	{name: "kimi-cli-wire", agent: lore.AgentKimiCLI,
+		line: &lineFormat{sniff: sniffKimiWire, read: kimiReadWire}},
+	{name: "kimi-cli-context", agent: lore.AgentKimiCLI,
+		line: &lineFormat{sniff: sniffKimiContext, read: kimiReadContext}},
+
 	{name: "openhands", agent: lore.AgentOpenHands, roots: openhandsRoots,
 		doc: &docFormat{sniff: sniffOpenHandsDoc, read: readOpenHandsDoc}},
 	{name: "openhands-eval", agent: lore.AgentOpenHands,
