@@ -124,7 +124,7 @@ func TestKimiContext(t *testing.T) {
 			codexCheck(t, s, codexWant{
 				id: "kimi-cli:9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b", user: 1, asst: 2, tools: 1, errs: 1,
 				outcome: lore.OutcomeSuccess,
-				start: "2025-10-09T08:53:20Z", end: "2025-10-09T08:53:20Z",
+				start:   "2025-10-09T08:53:20Z", end: "2025-10-09T08:53:20Z",
 			})
 		})
 	}
