@@ -25,19 +25,21 @@ const (
 )
 
 // Worked by hand from the wire: two user turns (the sub-agent's prompt is
-// no turn); five steps that said or called something (four in the first
-// turn, one in the second); five calls (Shell:0, StrReplaceFile:1, Task:2,
-// Shell:5 and the sub-agent's own Shell:0, which is another call), of
-// which the failed replace and the sub-agent's failed bats run are
+// no turn); eight steps that said or called something (seven in the first
+// turn, one in the second); eight calls (Shell:0, StrReplaceFile:1,
+// Task:2, Shell:3, Shell:4, Shell:6, Shell:5 and the sub-agent's own
+// Shell:0, which is another call), of which the failed replace, the
+// sub-agent's failed bats run and the first npm test (bats: not found) are
 // errors; tokens once per message id (chatcmpl-4 is reported twice):
-// input 5200+800+300+2000+100+400+100, output 120+90+60+40+50+150+30,
-// cache read 5100+5900+2000+6200+6700, cache write 300; the user
+// input 5200+800+300+2000+100+600+700+800+400+100, output
+// 120+90+60+40+50+40+30+30+150+30, cache read
+// 5100+5900+2000+6300+6900+7600+6200+6700, cache write 300; the user
 // interrupted the last step.
 var kimiWant = codexWant{
-	id: "kimi-cli:3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c", user: 2, asst: 5, tools: 5, errs: 2,
-	usage:   lore.Usage{InputTokens: 8900, OutputTokens: 540, CacheReadTokens: 25900, CacheWriteTokens: 300},
+	id: "kimi-cli:3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c", user: 2, asst: 8, tools: 8, errs: 3,
+	usage:   lore.Usage{InputTokens: 11000, OutputTokens: 640, CacheReadTokens: 46700, CacheWriteTokens: 300},
 	outcome: lore.OutcomeAborted, repo: "shop", cwd: "/home/dev/shop",
-	start: "2026-01-05T08:00:00Z", end: "2026-01-05T08:00:54Z",
+	start: "2026-01-05T08:00:00Z", end: "2026-01-05T08:01:06Z",
 }
 
 // The session folder and its wire.jsonl given alone read the same.
@@ -56,10 +58,10 @@ func TestKimiWire(t *testing.T) {
 					side++
 				}
 			}
-			if len(calls) != 5 || calls[0].Name != "Shell" || !strings.Contains(calls[0].Input, "cat scripts/deploy.sh") {
+			if len(calls) != 8 || calls[0].Name != "Shell" || !strings.Contains(calls[0].Input, "cat scripts/deploy.sh") {
 				t.Errorf("calls = %+v", calls)
 			}
-			if len(results) != 4 {
+			if len(results) != 7 {
 				t.Fatalf("results = %+v", results)
 			}
 			if r := results[1]; !r.IsError || !strings.Contains(r.Output, "No replacements were made") {
@@ -152,7 +154,7 @@ func TestKimiDamaged(t *testing.T) {
 	want.cwd, want.repo = "", "" // no kimi.json here
 	want.warnings = 3
 	want.outcome = lore.OutcomeUnknown // the call is still pending
-	want.end = "2026-01-05T08:00:53Z"
+	want.end = "2026-01-05T08:01:05Z"
 	codexCheck(t, s, want)
 }
 

@@ -16,16 +16,17 @@ import (
 // file was at hand).
 const qwenFixture = "testdata/qwen-code/7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e.jsonl"
 
-// Worked by hand: one user turn (the notification is the CLI's own); four
+// Worked by hand: one user turn (the notification is the CLI's own); five
 // main-chain model responses and one of the Explore sub-agent, which is no
-// turn; four calls, of which the go test (Exit Code: 1) and the read of a
-// missing file failed; tokens summed over the five responses, the last in
-// the earlier {input, output, cached} shape:
-// input 4000+1000+3000+500+500, cached 8000+12000+13000+13500, output
-// 150+40+60+50+200+30; the model's answer is last, so success.
+// turn; five calls, of which the first go test (Exit Code: 1) and the read
+// of a missing file failed, the second go test (Exit Code: 0) did not;
+// tokens summed over the six responses, the last in the earlier
+// {input, output, cached} shape: input 4000+1000+3000+500+600+500, cached
+// 8000+12000+13000+13600+13500, output 150+40+60+50+200+20+30; the model's
+// answer is last, so success.
 var qwenWant = codexWant{
-	id: "qwen-code:7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e", user: 1, asst: 4, tools: 4, errs: 2,
-	usage:   lore.Usage{InputTokens: 9000, CacheReadTokens: 46500, OutputTokens: 530},
+	id: "qwen-code:7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e", user: 1, asst: 5, tools: 5, errs: 2,
+	usage:   lore.Usage{InputTokens: 9600, CacheReadTokens: 60100, OutputTokens: 550},
 	outcome: lore.OutcomeSuccess, model: "qwen3-coder-plus", branch: "fix-tests",
 	repo: "widgets", cwd: "/home/dev/widgets",
 	start: "2026-03-02T09:00:00Z", end: "2026-03-02T09:00:46Z",
@@ -48,11 +49,14 @@ func TestQwenSession(t *testing.T) {
 			side++
 		}
 	}
-	if len(calls) != 4 || calls[0].Name != "run_shell_command" || !strings.Contains(calls[0].Input, "go test ./...") {
+	if len(calls) != 5 || calls[0].Name != "run_shell_command" || !strings.Contains(calls[0].Input, "go test ./...") {
 		t.Errorf("calls = %+v", calls)
 	}
-	if len(results) != 4 {
+	if len(results) != 5 {
 		t.Fatalf("results = %+v", results)
+	}
+	if r := results[4]; r.IsError || r.ExitCode == nil || *r.ExitCode != 0 {
+		t.Errorf("second go test result = %+v", r)
 	}
 	if r := results[0]; !r.IsError || r.ExitCode == nil || *r.ExitCode != 1 || !strings.Contains(r.Output, "want 3, got 2") {
 		t.Errorf("go test result = %+v", r)
