@@ -76,6 +76,8 @@ var formats = []format{
 	// type, cwd, version): its sniff, on what only Qwen writes, goes first.
 	{name: "qwen-code", agent: lore.AgentQwenCode, roots: qwenRoots,
 		line: &lineFormat{sniff: sniffQwen, read: readQwen}},
+	{name: "qwen-code-checkpoint", agent: lore.AgentQwenCode,
+		doc: &docFormat{sniff: sniffQwenCheckpoint, read: readQwenCheckpoint}},
 
 	{name: "claude-code", agent: lore.AgentClaudeCode, roots: claudeRoots,
 		line: &lineFormat{sniff: sniffClaude, read: readClaude}},

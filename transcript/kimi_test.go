@@ -247,3 +247,29 @@ func FuzzKimiContext(f *testing.F) {
 }
 
 func BenchmarkKimi(b *testing.B) { codexBenchRead(b, kimiSessionDir+"/wire.jsonl") }
+
+// The fuzzers barely run on a loaded machine; this walks the same ground
+// deterministically: every fixture cut at many points and with bytes
+// overwritten must read without a panic or a broken session.
+func TestQwenKimiCutAndCorrupt(t *testing.T) {
+	for _, tc := range []struct{ path, name string }{
+		{qwenFixture, "7b1e2c3d.jsonl"},
+		{kimiSessionDir + "/wire.jsonl", "wire.jsonl"},
+		{kimiOldDir + "/context.jsonl", "context.jsonl"},
+		{"testdata/qwen-code/checkpoint-vet.json", "checkpoint-vet.json"},
+	} {
+		data, err := os.ReadFile(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for cut := 1; cut < len(data); cut += 97 {
+			fuzzFile(t, tc.name, data[:cut])
+		}
+		junk := []byte(`"{}[]:,\` + "\x00\n")
+		for i := 3; i < len(data); i += 131 {
+			bad := append([]byte(nil), data...)
+			bad[i] = junk[i%len(junk)]
+			fuzzFile(t, tc.name, bad)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -52,6 +53,13 @@ import (
 // error); else an assistant answer with no call is success, a failed tool
 // result failure, a cancelled one aborted, and a user message or a call
 // still waiting unknown.
+
+// /chat save checkpoints (<runtime>/tmp/<project hash>/checkpoint-<tag>.json,
+// the Gemini fork's core/logger.ts) keep Gemini's checkpoint shape and are
+// read by the Gemini checkpoint reader, under Gemini's counting rules; they
+// are told from Gemini's by the setup message the CLI puts first ("This is
+// the Qwen Code. We are setting up the context for our chat.",
+// core/prompts environment context).
 
 // qwenRoots: the runtime folder is $QWEN_RUNTIME_DIR when set, else
 // ~/.qwen (Storage.getRuntimeBaseDir; a settings.json value can move it
@@ -342,4 +350,25 @@ func qwenPartsText(parts []*fastjson.Value) string {
 		out = joinText(out, geminiText(p))
 	}
 	return out
+}
+
+const qwenSetupPrefix = "This is the Qwen Code. We are setting up the context for our chat."
+
+// sniffQwenCheckpoint claims a Gemini-shaped checkpoint whose first entry
+// is Qwen Code's setup message (some builds wrap it in a
+// <system-reminder>, so it is looked for near the start).
+func sniffQwenCheckpoint(name string, doc *fastjson.Value) bool {
+	if !sniffGeminiCheckpoint(name, doc) {
+		return false
+	}
+	hist := geminiCheckpointHistory(doc)
+	text := geminiText(hist[0].Get("parts"))
+	if len(text) > 4096 {
+		text = text[:4096]
+	}
+	return strings.Contains(text, qwenSetupPrefix)
+}
+
+func readQwenCheckpoint(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc) error {
+	return readCheckpointOf(ctx, in, doc, emit, lore.AgentQwenCode, qwenSetupPrefix)
 }

@@ -180,3 +180,23 @@ func FuzzQwen(f *testing.F) {
 }
 
 func BenchmarkQwen(b *testing.B) { codexBenchRead(b, qwenFixture) }
+
+// A /chat save checkpoint has Gemini's shape; Qwen's setup message makes
+// it Qwen Code's, and it is read by Gemini's checkpoint rules: the setup
+// exchange is no turn, the go vet that exited 1 is a failed call.
+func TestQwenCheckpoint(t *testing.T) {
+	const path = "testdata/qwen-code/checkpoint-vet.json"
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := codexRFC(fi.ModTime())
+	codexCheck(t, codexReadBoth(t, path), codexWant{
+		id: "qwen-code:checkpoint-vet", user: 1, asst: 2, tools: 1, errs: 1,
+		outcome: lore.OutcomeSuccess, start: at, end: at,
+	})
+	// Gemini's own checkpoint stays Gemini's.
+	if s := readOne(t, geminiFixtureCkpt); s.Agent != lore.AgentGeminiCLI {
+		t.Errorf("Gemini checkpoint read as %s", s.Agent)
+	}
+}
