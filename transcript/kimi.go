@@ -188,7 +188,6 @@ type kimiWireReader struct {
 
 func kimiReadWireFile(ctx context.Context, in *input, path, sessionDir string, emit emitFunc) error {
 	r := &kimiWireReader{b: in.builder(lore.AgentKimiCLI), last: lore.OutcomeUnknown}
-	r.b.s.Path = path
 	f, err := openFile(path, path == in.path && in.zstd)
 	if err != nil {
 		return err
@@ -223,11 +222,7 @@ func kimiReadWireFile(ctx context.Context, in *input, path, sessionDir string, e
 	return nil
 }
 
-type kimiError string
-
-func (e kimiError) Error() string { return string(e) }
-
-const errKimiRecord = kimiError("a wire line that is no event record; skipped")
+var errKimiRecord = errors.New("a wire line that is no event record; skipped")
 
 // event handles one wire event; agent is the sub-agent's id ("" for the
 // main agent, "?" for a sub-agent that named none).
@@ -401,7 +396,6 @@ func (r *kimiWireReader) flush(step *kimiStep, side bool) {
 
 func kimiReadContextFile(ctx context.Context, in *input, path, sessionDir string, emit emitFunc) error {
 	b := in.builder(lore.AgentKimiCLI)
-	b.s.Path = path
 	var t time.Time
 	if fi, err := os.Stat(path); err == nil {
 		t = fi.ModTime()
