@@ -74,6 +74,12 @@ var formats = []format{
 
 	{name: "amp", agent: lore.AgentAmp, roots: ampRoots,
 		doc: &docFormat{sniff: sniffAmp, read: readAmp}},
+	// Qwen Code's records share Claude Code's keys (uuid, sessionId,
+	// type, cwd, version): its sniff, on what only Qwen writes, goes first.
+	{name: "qwen-code", agent: lore.AgentQwenCode, roots: qwenRoots,
+		line: &lineFormat{sniff: sniffQwen, read: readQwen}},
+	{name: "qwen-code-checkpoint", agent: lore.AgentQwenCode,
+		doc: &docFormat{sniff: sniffQwenCheckpoint, read: readQwenCheckpoint}},
 
 	{name: "claude-code", agent: lore.AgentClaudeCode, roots: claudeRoots,
 		line: &lineFormat{sniff: sniffClaude, read: readClaude}},
@@ -131,6 +137,12 @@ var formats = []format{
 		dir: &dirFormat{match: ocMatchStorage, read: ocReadStorage}},
 	{name: "opencode", agent: lore.AgentOpenCode,
 		db: &sqlitedbReader{hint: ocDBHint, fileNames: []string{"opencode.db", "kilo.db"}, match: ocDBMatch, read: ocReadDB}},
+	{name: "kimi-cli", agent: lore.AgentKimiCLI, roots: kimiRoots,
+		dir: &dirFormat{match: kimiMatch, read: kimiReadDir}},
+	{name: "kimi-cli-wire", agent: lore.AgentKimiCLI,
+		line: &lineFormat{sniff: sniffKimiWire, read: kimiReadWire}},
+	{name: "kimi-cli-context", agent: lore.AgentKimiCLI,
+		line: &lineFormat{sniff: sniffKimiContext, read: kimiReadContext}},
 
 	{name: "openhands", agent: lore.AgentOpenHands, roots: openhandsRoots,
 		doc: &docFormat{sniff: sniffOpenHandsDoc, read: readOpenHandsDoc}},

@@ -641,7 +641,13 @@ func sniffGeminiCheckpoint(name string, doc *fastjson.Value) bool {
 }
 
 func readGeminiCheckpoint(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc) error {
-	b := in.builder(lore.AgentGeminiCLI)
+	return readCheckpointOf(ctx, in, doc, emit, lore.AgentGeminiCLI, geminiSetupPrefix)
+}
+
+// readCheckpointOf reads a checkpoint of agent, a Gemini CLI or one of its
+// forks (Qwen Code), whose setup message starts with setupPrefix.
+func readCheckpointOf(ctx context.Context, in *input, doc *fastjson.Value, emit emitFunc, agent, setupPrefix string) error {
+	b := in.builder(agent)
 	keep := b.keep
 	if fi, err := os.Stat(in.path); err == nil {
 		b.at(fi.ModTime())
@@ -742,7 +748,7 @@ func readGeminiCheckpoint(ctx context.Context, in *input, doc *fastjson.Value, e
 		if !hasText {
 			continue
 		}
-		if i == 0 && strings.HasPrefix(strings.TrimSpace(text), geminiSetupPrefix) {
+		if i == 0 && strings.HasPrefix(strings.TrimSpace(text), setupPrefix) {
 			setup = true
 			if keep {
 				b.add(lore.Message{Role: lore.RoleSystem, Text: text})
@@ -762,7 +768,7 @@ func readGeminiCheckpoint(ctx context.Context, in *input, doc *fastjson.Value, e
 		b.s.Outcome = lore.OutcomeFailure
 	}
 	if b.s.MessageCount() == 0 && b.s.ToolCalls == 0 {
-		return emptySession("a Gemini CLI checkpoint with no turns")
+		return emptySession("a %s checkpoint with no turns", agent)
 	}
 	b.s.Cwd = geminiProjectRoot(in.path)
 	emit(b.finish(geminiCheckpointID(in.path)))
