@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strconv"
@@ -341,28 +342,7 @@ func ampResultText(run *fastjson.Value) string {
 // usage.
 func ampAssistant(b *builder, m *fastjson.Value, end *turnEnd) bool {
 	msg := lore.Message{Role: lore.RoleAssistant, Time: ampTime(m)}
-	text := false
-	for _, c := range m.GetArray("content") {
-		switch string(c.GetStringBytes("type")) {
-		case "text":
-			if s := c.GetStringBytes("text"); len(strings.TrimSpace(string(s))) > 0 {
-				text = true
-				if b.keep {
-					msg.Text = joinText(msg.Text, string(s))
-				}
-			}
-		case "thinking":
-			if b.keep {
-				msg.Thinking = joinText(msg.Thinking, str(c, "thinking"))
-			}
-		case "tool_use":
-			call := lore.ToolCall{ID: str(c, "id")}
-			if b.keep {
-				call.Name, call.Input = str(c, "name"), raw(c, "input")
-			}
-			msg.ToolCalls = append(msg.ToolCalls, call)
-		}
-	}
+	text := anthropicBlocks(b, m.GetArray("content"), &msg)
 	u := m.Get("usage")
 	if model := str(u, "model"); model != "" {
 		b.s.Model = model
@@ -412,4 +392,32 @@ func ampInfoText(m *fastjson.Value) string {
 		}
 	}
 	return out
+}
+
+// anthropicBlocks adds an assistant's Anthropic content blocks (text,
+// thinking, tool_use), as Amp and Droid write them, to m, and reports
+// whether it said anything.
+func anthropicBlocks(b *builder, blocks []*fastjson.Value, m *lore.Message) (text bool) {
+	for _, c := range blocks {
+		switch string(c.GetStringBytes("type")) {
+		case "text":
+			if s := c.GetStringBytes("text"); len(bytes.TrimSpace(s)) > 0 {
+				text = true
+				if b.keep {
+					m.Text = joinText(m.Text, string(s))
+				}
+			}
+		case "thinking":
+			if b.keep {
+				m.Thinking = joinText(m.Thinking, str(c, "thinking"))
+			}
+		case "tool_use":
+			call := lore.ToolCall{ID: str(c, "id")}
+			if b.keep {
+				call.Name, call.Input = str(c, "name"), raw(c, "input")
+			}
+			m.ToolCalls = append(m.ToolCalls, call)
+		}
+	}
+	return text
 }

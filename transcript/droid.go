@@ -112,28 +112,7 @@ func droidMessage(b *builder, v *fastjson.Value, end *turnEnd) {
 	switch string(msg.GetStringBytes("role")) {
 	case "assistant":
 		m := lore.Message{Role: lore.RoleAssistant, Time: t}
-		text := false
-		for _, c := range content.GetArray() {
-			switch string(c.GetStringBytes("type")) {
-			case "text":
-				if s := c.GetStringBytes("text"); len(bytes.TrimSpace(s)) > 0 {
-					text = true
-					if b.keep {
-						m.Text = joinText(m.Text, string(s))
-					}
-				}
-			case "thinking":
-				if b.keep {
-					m.Thinking = joinText(m.Thinking, str(c, "thinking"))
-				}
-			case "tool_use":
-				call := lore.ToolCall{ID: str(c, "id")}
-				if b.keep {
-					call.Name, call.Input = str(c, "name"), raw(c, "input")
-				}
-				m.ToolCalls = append(m.ToolCalls, call)
-			}
-		}
+		text := anthropicBlocks(b, content.GetArray(), &m)
 		if content != nil && content.Type() == fastjson.TypeString {
 			text = len(bytes.TrimSpace(content.GetStringBytes())) > 0
 			if b.keep {
