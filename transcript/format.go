@@ -85,6 +85,11 @@ var formats = []format{
 	{name: "codex-ts", agent: lore.AgentCodex,
 		doc: &docFormat{sniff: sniffCodexTS, read: readCodexTS}},
 
+	{name: "cursor", agent: lore.AgentCursor, roots: cursorRoots,
+		line: &lineFormat{sniff: sniffCursorLine, read: readCursorLines}},
+	{name: "cursor", agent: lore.AgentCursor,
+		db: &sqlitedbReader{hint: cursorDBHint, match: cursorDBMatch, read: cursorReadDB}},
+
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
 		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI,
@@ -126,7 +131,8 @@ var formats = []format{
 	{name: "openai-jsonl", agent: lore.AgentOpenAI,
 		line: &lineFormat{sniff: sniffOpenAILine, read: readOpenAILines}},
 
-	// Goose's and Hermes's databases; their db formats above say whose.
+	// Cursor's, Goose's and Hermes's databases; their db formats above say
+	// whose.
 	{name: "sqlite",
 		raw: &rawFormat{sniff: sqlitedbSniff, read: sqlitedbRead}},
 }

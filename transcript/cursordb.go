@@ -1,0 +1,568 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/lorehq/lore"
+)
+
+// Cursor IDE's state.vscdb (FORMATS.md, section "Cursor"): a VS Code state
+// database (tables ItemTable and cursorDiskKV, each key TEXT UNIQUE, value
+// BLOB holding JSON text) in which Cursor keeps its chats ("composers"):
+//   - cursorDiskKV "composerData:<composerId>": the composer: composerId,
+//     name, createdAt and lastUpdatedAt (epoch ms), status, modelConfig
+//     {modelName}, createdOnBranch, subComposerIds, and its messages
+//     ("bubbles") as fullConversationHeadersOnly [{bubbleId, type}] (the
+//     bubbles under their own keys, or in conversationMap) or, in older
+//     builds, inline as conversation [bubble…];
+//   - cursorDiskKV "bubbleId:<composerId>:<bubbleId>": one bubble: type
+//     (1 user, 2 assistant), text, createdAt (ISO time), thinking {text},
+//     modelInfo {modelName}, tokenCount {inputTokens, outputTokens},
+//     timingInfo, and for a tool call toolFormerData {toolCallId, name,
+//     rawArgs or params, result, status: loading, completed, error,
+//     cancelled}.
+//
+// The database is the global one (User/globalStorage/state.vscdb), often
+// gigabytes: lore reads composerData rows one at a time in key order, and
+// each composer's bubbles by key, never the whole table. A workspace's own
+// state.vscdb (User/workspaceStorage/<hash>/) lists its composers' ids in
+// ItemTable "composer.composerData" beside a workspace.json naming the
+// folder: it gives each composer its cwd, and holds no messages itself.
+//
+// Counting rules (one composer is one session, id cursor:<composerId>):
+//   - a user bubble with text is a user message; an assistant bubble with
+//     text, thinking or a tool call is an assistant message; empty bubbles
+//     count nothing;
+//   - each toolFormerData is one tool call, its id the toolCallId (else the
+//     bubble id), counted once; a call whose status is "error" is a tool
+//     error (Cursor's own mark), "cancelled" is not;
+//   - tokens: each bubble's tokenCount once; Cursor records no cache tokens;
+//   - model: the bubbles' modelInfo.modelName, else the composer's
+//     modelConfig.modelName unless it is "default" (Cursor's automatic
+//     choice, which names no model);
+//   - times: the bubbles' createdAt, and the composer's createdAt and
+//     lastUpdatedAt;
+//   - sub-composers (subComposerIds) are folded into their parent as
+//     sidechain messages: their calls, errors and tokens count, their turns
+//     do not;
+//   - a composer with no bubble (opened and closed unused) is no session.
+//
+// Outcome: the composer's status: "completed" is success, "error" failure,
+// "aborted" or "cancelled" aborted; anything else unknown.
+
+// cursorDBRoots: the IDE's global state.vscdb: $XDG_CONFIG_HOME/Cursor
+// (~/.config/Cursor) on Linux, ~/Library/Application Support/Cursor on
+// macOS; VS Code's --user-data-dir has no environment variable.
+func cursorDBRoots(e Env) []Root {
+	if e.GOOS == "darwin" {
+		return []Root{{Agent: lore.AgentCursor, Path: e.macAppSupport("Cursor", "User", "globalStorage", "state.vscdb"), Source: "default"}}
+	}
+	src := "default"
+	if e.get("XDG_CONFIG_HOME") != "" {
+		src = "XDG_CONFIG_HOME"
+	}
+	return []Root{{Agent: lore.AgentCursor, Path: filepath.Join(e.xdg("XDG_CONFIG_HOME", ".config"), "Cursor", "User", "globalStorage", "state.vscdb"), Source: src}}
+}
+
+// cursorDBHint: the table's CREATE statement is on the first page.
+func cursorDBHint(head []byte) bool {
+	return bytes.Contains(head, []byte("cursorDiskKV"))
+}
+
+func cursorDBMatch(s sqlitedbSchema) bool {
+	return s.has("cursorDiskKV", "key", "value")
+}
+
+// cursorComposerPrefix and cursorBubblePrefix start the keys lore reads;
+// a key range [prefix, prefix with its last byte incremented) is read
+// through the key's unique index.
+const (
+	cursorComposerPrefix = "composerData:"
+	cursorBubblePrefix   = "bubbleId:"
+)
+
+// cursorUpper is the least key above every key starting with prefix.
+func cursorUpper(prefix string) string {
+	return prefix[:len(prefix)-1] + string(prefix[len(prefix)-1]+1)
+}
+
+type cursorDB struct {
+	in   *input
+	d    *sqlitedbDB
+	emit emitFunc
+	// parent maps a sub-composer's id to its parent's.
+	parent map[string]string
+	// cwds maps composer ids to the workspace folders that list them.
+	cwds   map[string]string
+	bubble *sql.Stmt
+	// one parser for composers, one for the bubble being read
+	pc, pb fastjson.Parser
+}
+
+func cursorReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
+	r := &cursorDB{in: in, d: d, emit: emit}
+	var err error
+	if r.parent, err = r.subComposers(ctx); err != nil {
+		return err
+	}
+	r.cwds = cursorWorkspaceFolders(ctx, in.path)
+	r.bubble, err = d.tx.PrepareContext(ctx, `SELECT value FROM cursorDiskKV WHERE key = ?`)
+	if err != nil {
+		return sqlitedbError(err)
+	}
+	defer r.bubble.Close()
+
+	rows, err := d.query(ctx, `SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY key`,
+		cursorComposerPrefix, cursorUpper(cursorComposerPrefix))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	composers, emitted := 0, 0
+	for rows.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var key, value sql.RawBytes
+		if err := rows.Scan(&key, &value); err != nil {
+			return sqlitedbError(err)
+		}
+		composers++
+		id := strings.TrimPrefix(string(key), cursorComposerPrefix)
+		if _, ok := r.parent[id]; ok {
+			continue // read with its parent
+		}
+		s, err := r.composer(ctx, id, value)
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			emitted++
+			emit(s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return sqlitedbError(err)
+	}
+	if emitted == 0 {
+		if composers == 0 {
+			return emptySession("a Cursor state database with no chat (a workspace's, or VS Code's)")
+		}
+		return emptySession("a Cursor state database whose %d chats hold no message", composers)
+	}
+	return nil
+}
+
+// subComposers maps each sub-composer to its parent. SQLite reads the ids
+// out of the JSON, so the composers, megabytes each, are not copied out
+// twice.
+func (r *cursorDB) subComposers(ctx context.Context) (map[string]string, error) {
+	rows, err := r.d.query(ctx, `SELECT key, json_extract(CAST(value AS TEXT), '$.subComposerIds')
+		FROM cursorDiskKV WHERE key >= ? AND key < ?
+		AND instr(CAST(value AS TEXT), '"subComposerIds"') > 0 AND json_valid(CAST(value AS TEXT))`,
+		cursorComposerPrefix, cursorUpper(cursorComposerPrefix))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	parent := map[string]string{}
+	var p fastjson.Parser
+	for rows.Next() {
+		var key, ids sql.RawBytes
+		if err := rows.Scan(&key, &ids); err != nil {
+			return nil, sqlitedbError(err)
+		}
+		v, err := p.ParseBytes(ids)
+		if err != nil {
+			continue
+		}
+		id := strings.TrimPrefix(string(key), cursorComposerPrefix)
+		for _, c := range v.GetArray() {
+			if sub := string(c.GetStringBytes()); sub != "" && sub != id {
+				parent[sub] = id
+			}
+		}
+	}
+	return parent, sqlitedbError(rows.Err())
+}
+
+// cursorSession is one composer being read.
+type cursorSession struct {
+	b        *builder
+	model    string // from the bubbles
+	lastRole lore.Role
+}
+
+// composer reads one composer and its sub-composers; nil when it holds no
+// message.
+func (r *cursorDB) composer(ctx context.Context, id string, value []byte) (*lore.Session, error) {
+	cs := &cursorSession{b: r.in.builder(lore.AgentCursor)}
+	b := cs.b
+	b.s.Size = 0
+	b.setNative(id)
+	b.s.Size += int64(len(value))
+	v, err := r.pc.ParseBytes(value)
+	if err != nil {
+		// The bubbles are under their own keys: read them all the same.
+		b.warn(0, fmt.Errorf("composerData:%s: %v", id, jsonDamage(value)))
+		v = nil
+	}
+	bubbles, err := r.bubbles(ctx, cs, id, v, false)
+	if err != nil {
+		return nil, err
+	}
+	b.at(epoch(num(v, "createdAt")))
+	b.at(epoch(num(v, "lastUpdatedAt")))
+	b.s.Cwd = r.cwds[id]
+	if b.s.Cwd == "" {
+		b.s.Cwd = cursorURIPath(v.Get("workspaceIdentifier", "uri"))
+	}
+	b.s.Branch = str(v, "createdOnBranch")
+	b.s.Model = cs.model
+	if m := str(v, "modelConfig", "modelName"); b.s.Model == "" && m != "default" {
+		b.s.Model = m
+	}
+	switch str(v, "status") {
+	case "completed":
+		if cs.lastRole == lore.RoleAssistant {
+			b.s.Outcome = lore.OutcomeSuccess
+		}
+	case "error":
+		b.s.Outcome = lore.OutcomeFailure
+	case "aborted", "cancelled":
+		b.s.Outcome = lore.OutcomeAborted
+	}
+	// Sub-composers, read after the parent's own bubbles: v is not used
+	// past this point, so the composer parser may be reused.
+	for _, sub := range r.children(v, id) {
+		if err := r.subComposer(ctx, cs, sub); err != nil {
+			return nil, err
+		}
+	}
+	if bubbles == 0 {
+		return nil, nil
+	}
+	return b.finish(id), nil
+}
+
+// children lists the sub-composers of the composer v whose parent is id.
+func (r *cursorDB) children(v *fastjson.Value, id string) []string {
+	var out []string
+	for _, c := range v.GetArray("subComposerIds") {
+		if sub := string(c.GetStringBytes()); r.parent[sub] == id {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+func (r *cursorDB) subComposer(ctx context.Context, cs *cursorSession, id string) error {
+	var value []byte
+	err := r.bubble.QueryRowContext(ctx, cursorComposerPrefix+id).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return sqlitedbError(err)
+	}
+	v, err := r.pc.ParseBytes(value)
+	if err != nil {
+		cs.b.warn(0, fmt.Errorf("composerData:%s: %v", id, jsonDamage(value)))
+		return nil
+	}
+	cs.b.s.Size += int64(len(value))
+	_, err = r.bubbles(ctx, cs, id, v, true)
+	return err
+}
+
+// bubbles reads the messages of composer v in their order and reports how
+// many bubbles it found.
+func (r *cursorDB) bubbles(ctx context.Context, cs *cursorSession, id string, v *fastjson.Value, side bool) (int, error) {
+	if conv := v.GetArray("conversation"); len(conv) > 0 {
+		for _, bv := range conv {
+			cs.add(bv, side)
+		}
+		return len(conv), nil
+	}
+	headers := v.GetArray("fullConversationHeadersOnly")
+	if len(headers) == 0 {
+		return r.bubbleRange(ctx, cs, id, side)
+	}
+	inline := v.Get("conversationMap")
+	n := 0
+	for _, h := range headers {
+		bid := str(h, "bubbleId")
+		if bid == "" {
+			continue
+		}
+		if bv := inline.Get(bid); bv != nil && bv.Type() == fastjson.TypeObject {
+			n++
+			cs.add(bv, side)
+			continue
+		}
+		var value []byte
+		err := r.bubble.QueryRowContext(ctx, cursorBubblePrefix+id+":"+bid).Scan(&value)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue // deleted with an edited message, or never written
+		case err != nil:
+			return n, sqlitedbError(err)
+		}
+		n++
+		cs.b.s.Size += int64(len(value))
+		bv, err := r.pb.ParseBytes(value)
+		if err != nil {
+			cs.b.warn(0, fmt.Errorf("bubble %s: %v", bid, jsonDamage(value)))
+			continue
+		}
+		cs.add(bv, side)
+	}
+	return n, nil
+}
+
+// bubbleRange reads a composer's bubbles when it lists none: every
+// bubbleId:<id>: key, ordered by the bubbles' createdAt.
+func (r *cursorDB) bubbleRange(ctx context.Context, cs *cursorSession, id string, side bool) (int, error) {
+	prefix := cursorBubblePrefix + id + ":"
+	rows, err := r.d.query(ctx, `SELECT value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY key`, prefix, cursorUpper(prefix))
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	type kept struct {
+		t     time.Time
+		value []byte
+	}
+	var all []kept
+	for rows.Next() {
+		var value []byte
+		if err := rows.Scan(&value); err != nil {
+			return 0, sqlitedbError(err)
+		}
+		bv, err := r.pb.ParseBytes(value)
+		if err != nil {
+			cs.b.warn(0, fmt.Errorf("bubble: %v", jsonDamage(value)))
+			continue
+		}
+		all = append(all, kept{cursorBubbleTime(bv), value})
+	}
+	if err := rows.Err(); err != nil {
+		return 0, sqlitedbError(err)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].t.Before(all[j].t) })
+	for _, k := range all {
+		cs.b.s.Size += int64(len(k.value))
+		if bv, err := r.pb.ParseBytes(k.value); err == nil {
+			cs.add(bv, side)
+		}
+	}
+	return len(all), nil
+}
+
+func cursorBubbleTime(bv *fastjson.Value) time.Time {
+	if t := bv.Get("createdAt"); t != nil && t.Type() == fastjson.TypeNumber {
+		return epoch(t.GetFloat64())
+	}
+	if t := timeOf(bv, "createdAt"); !t.IsZero() {
+		return t
+	}
+	return epoch(num(bv, "timingInfo", "clientRpcSendTime"))
+}
+
+// add applies the counting rules to one bubble.
+func (cs *cursorSession) add(bv *fastjson.Value, side bool) {
+	if bv.Type() != fastjson.TypeObject {
+		return
+	}
+	b := cs.b
+	t := cursorBubbleTime(bv)
+	b.at(t)
+	b.at(epoch(num(bv, "timingInfo", "clientEndTime")))
+	b.usage(lore.Usage{InputTokens: integer(bv, "tokenCount", "inputTokens"), OutputTokens: integer(bv, "tokenCount", "outputTokens")})
+	if m := str(bv, "modelInfo", "modelName"); m != "" && m != "default" && cs.model == "" {
+		cs.model = m
+	}
+	keep := b.keep
+	text := bv.GetStringBytes("text")
+	hasText := len(bytes.TrimSpace(text)) > 0
+	switch integer(bv, "type") {
+	case 1:
+		if !hasText {
+			return
+		}
+		m := lore.Message{Role: lore.RoleUser, Time: t, Sidechain: side}
+		if keep {
+			m.Text = string(text)
+		}
+		b.add(m)
+		if !side {
+			cs.lastRole = lore.RoleUser
+		}
+	case 2:
+		thinking := bv.GetStringBytes("thinking", "text")
+		tf := bv.Get("toolFormerData")
+		isCall := tf != nil && tf.Type() == fastjson.TypeObject && (has(tf, "name") || has(tf, "toolCallId") || has(tf, "tool"))
+		if !hasText && len(bytes.TrimSpace(thinking)) == 0 && !isCall {
+			return
+		}
+		m := lore.Message{Role: lore.RoleAssistant, Time: t, Sidechain: side}
+		if keep {
+			m.Text, m.Thinking = string(text), string(thinking)
+			m.Model = str(bv, "modelInfo", "modelName")
+		}
+		var result *lore.ToolResult
+		if isCall {
+			id := str(tf, "toolCallId")
+			if id == "" {
+				id = str(bv, "bubbleId")
+			}
+			c := lore.ToolCall{ID: id}
+			if keep {
+				c.Name = str(tf, "name")
+				if c.Input = raw(tf, "rawArgs"); c.Input == "" {
+					c.Input = raw(tf, "params")
+				}
+			}
+			m.ToolCalls = []lore.ToolCall{c}
+			switch status := str(tf, "status"); status {
+			case "completed", "error", "cancelled":
+				result = &lore.ToolResult{CallID: id, IsError: status == "error"}
+				if keep {
+					result.Output = raw(tf, "result")
+					if result.Output == "" {
+						result.Output = raw(tf, "error")
+					}
+				}
+			}
+		}
+		b.add(m)
+		if result != nil {
+			b.add(lore.Message{Role: lore.RoleTool, Time: t, ToolResults: []lore.ToolResult{*result}, Sidechain: side})
+		}
+		if !side {
+			cs.lastRole = lore.RoleAssistant
+		}
+	}
+}
+
+// cursorURIPath reads a VS Code URI object ({fsPath, path, external}) or
+// a file:// URI string as a local path.
+func cursorURIPath(v *fastjson.Value) string {
+	if v == nil {
+		return ""
+	}
+	if v.Type() == fastjson.TypeString {
+		return cursorFileURI(string(v.GetStringBytes()))
+	}
+	if p := str(v, "fsPath"); p != "" {
+		return p
+	}
+	if p := str(v, "path"); p != "" && (str(v, "scheme") == "" || str(v, "scheme") == "file") {
+		return p
+	}
+	return cursorFileURI(str(v, "external"))
+}
+
+// cursorFileURI returns the path of a file:// URI, "" for other schemes.
+func cursorFileURI(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "file" || u.Path == "" {
+		return ""
+	}
+	return u.Path
+}
+
+// maxCursorWorkspaces bounds how many workspace databases one read opens.
+const maxCursorWorkspaces = 4096
+
+// cursorWorkspaceFolders maps composer ids to workspace folders, from the
+// workspaceStorage beside the global database (…/User/globalStorage/
+// state.vscdb → …/User/workspaceStorage/<hash>/{workspace.json,
+// state.vscdb}). Whatever cannot be read is passed over: the folders only
+// add the cwd.
+func cursorWorkspaceFolders(ctx context.Context, path string) map[string]string {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) != "globalStorage" {
+		return nil
+	}
+	ws := filepath.Join(filepath.Dir(dir), "workspaceStorage")
+	entries, err := os.ReadDir(ws)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	var p fastjson.Parser
+	for i, e := range entries {
+		if i >= maxCursorWorkspaces || ctx.Err() != nil {
+			break
+		}
+		if !e.IsDir() {
+			continue
+		}
+		folder := cursorWorkspaceFolder(filepath.Join(ws, e.Name(), "workspace.json"), &p)
+		if folder == "" {
+			continue
+		}
+		for _, id := range cursorWorkspaceComposers(ctx, filepath.Join(ws, e.Name(), "state.vscdb"), &p) {
+			out[id] = folder
+		}
+	}
+	return out
+}
+
+// cursorWorkspaceFolder reads workspace.json's "folder" (a file:// URI);
+// a multi-root "workspace" names no one folder.
+func cursorWorkspaceFolder(path string, p *fastjson.Parser) string {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > 1<<20 {
+		return ""
+	}
+	v, err := p.ParseBytes(data)
+	if err != nil {
+		return ""
+	}
+	return cursorFileURI(str(v, "folder"))
+}
+
+// cursorWorkspaceComposers lists the composer ids of a workspace database
+// (ItemTable "composer.composerData": {allComposers: [{composerId}…]}).
+func cursorWorkspaceComposers(ctx context.Context, path string, p *fastjson.Parser) []string {
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	d, err := sqlitedbOpen(ctx, path)
+	if err != nil {
+		return nil
+	}
+	defer d.close()
+	if !d.schema.has("ItemTable", "key", "value") {
+		return nil
+	}
+	var value []byte
+	if err := d.tx.QueryRowContext(ctx, `SELECT value FROM ItemTable WHERE key = 'composer.composerData'`).Scan(&value); err != nil {
+		return nil
+	}
+	v, err := p.ParseBytes(value)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, c := range v.GetArray("allComposers") {
+		if id := str(c, "composerId"); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
