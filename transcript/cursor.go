@@ -39,21 +39,26 @@ import (
 //   - sub-agent files under <id>/subagents/ are folded into the session as
 //     sidechain messages: their calls count, their turns do not;
 //   - the native id is the file name; the workspace slug does not give the
-//     folder back (every character but letters and digits became "-"), so
-//     cwd is left empty.
+//     folder back (every character but letters and digits became "-"):
+//     cwd is the "Workspace Path:" of a <user_info> block in a user
+//     message, when Cursor wrote one, else empty.
 //
 // Outcome: the last turn_ended line: status "success" is success, "error"
 // or "failed" failure, "aborted" or "cancelled" aborted; with none, unknown.
 
 // cursorRoots: the CLI's and the IDE's agent transcripts under
-// ~/.cursor/projects ($CURSOR_CONFIG_DIR replaces ~/.cursor, the same on
+// ~/.cursor/projects, the CLI's chat stores under ~/.cursor/chats
+// (cursorstore.go) ($CURSOR_CONFIG_DIR replaces ~/.cursor, the same on
 // Linux and macOS), and the IDE's global state.vscdb (cursordb.go).
 func cursorRoots(e Env) []Root {
 	dir, src := e.get("CURSOR_CONFIG_DIR"), "CURSOR_CONFIG_DIR"
 	if dir == "" || !filepath.IsAbs(dir) {
 		dir, src = e.home(".cursor"), "default"
 	}
-	roots := []Root{{Agent: lore.AgentCursor, Path: filepath.Join(dir, "projects"), Source: src}}
+	roots := []Root{
+		{Agent: lore.AgentCursor, Path: filepath.Join(dir, "projects"), Source: src},
+		{Agent: lore.AgentCursor, Path: filepath.Join(dir, "chats"), Source: src},
+	}
 	return append(roots, cursorDBRoots(e)...)
 }
 
@@ -192,6 +197,14 @@ func (r *cursorReader) line(v *fastjson.Value, side bool) {
 	}
 	if role == lore.RoleUser {
 		calls = nil // a user never calls tools
+		if r.b.s.Cwd == "" && !side {
+			for _, blk := range v.GetArray("message", "content") {
+				if p := cursorWorkspacePath(str(blk, "text")); p != "" {
+					r.b.s.Cwd = p
+					break
+				}
+			}
+		}
 	}
 	r.b.add(lore.Message{Role: role, Text: strings.Join(text, "\n"), ToolCalls: calls, Sidechain: side})
 	if !side && role == lore.RoleUser {

@@ -1,8 +1,12 @@
 package transcript
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,9 +142,9 @@ func TestCursorRoots(t *testing.T) {
 		env  Env
 		want []string
 	}{
-		{env("linux", nil), []string{"/home/u/.cursor/projects", "/home/u/.config/Cursor/User/globalStorage/state.vscdb"}},
-		{env("linux", map[string]string{"CURSOR_CONFIG_DIR": "/c", "XDG_CONFIG_HOME": "/x"}), []string{"/c/projects", "/x/Cursor/User/globalStorage/state.vscdb"}},
-		{env("darwin", nil), []string{"/home/u/.cursor/projects", "/home/u/Library/Application Support/Cursor/User/globalStorage/state.vscdb"}},
+		{env("linux", nil), []string{"/home/u/.cursor/projects", "/home/u/.cursor/chats", "/home/u/.config/Cursor/User/globalStorage/state.vscdb"}},
+		{env("linux", map[string]string{"CURSOR_CONFIG_DIR": "/c", "XDG_CONFIG_HOME": "/x"}), []string{"/c/projects", "/c/chats", "/x/Cursor/User/globalStorage/state.vscdb"}},
+		{env("darwin", nil), []string{"/home/u/.cursor/projects", "/home/u/.cursor/chats", "/home/u/Library/Application Support/Cursor/User/globalStorage/state.vscdb"}},
 	}
 	for _, tt := range tests {
 		var got []string
@@ -332,4 +336,110 @@ func FuzzCursor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzFile(t, "session.jsonl", data)
 	})
+}
+
+// cursorStoreMessages are the message blobs of the test chat store, in
+// the order the tree holds them, written from the shapes FORMATS.md
+// documents.
+var cursorStoreMessages = []string{
+	`{"role":"system","content":"You are an AI coding assistant, powered by Claude."}`,
+	`{"role":"user","content":"<user_info>\nOS Version: linux 6.8\n\nShell: bash\n\nWorkspace Path: /home/dev/shop\n</user_info>\n\n<user_query>\nthe store tests fail, fix them\n</user_query>"}`,
+	`{"id":"1","role":"assistant","content":[{"type":"reasoning","text":"Run the tests first.","providerOptions":{"cursor":{"modelName":"claude-4.5-opus-high-thinking"}}},
+		{"type":"tool-call","toolCallId":"toolu_01","toolName":"Shell","args":{"command":"go test ./pkg/store/..."}}]}`,
+	`{"role":"tool","id":"toolu_01","content":[{"type":"tool-result","toolName":"Shell","toolCallId":"toolu_01","result":"--- FAIL: TestRename\nstore_test.go:42: no such column: user_name\nexit status 1","isError":true}]}`,
+	`{"id":"1","role":"assistant","content":[{"type":"text","text":"The column was renamed."},{"type":"tool-call","toolCallId":"toolu_02","toolName":"StrReplace","args":{"path":"pkg/store/store_test.go"}}]}`,
+	`{"role":"tool","id":"toolu_02","content":[{"type":"tool-result","toolName":"StrReplace","toolCallId":"toolu_02","result":[{"type":"text","text":"ok"}],"isError":false}]}`,
+	`{"id":"1","role":"assistant","content":[{"type":"text","text":"Fixed; the tests pass."}]}`,
+}
+
+func cursorBlobID(data []byte) (string, []byte) {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), sum[:]
+}
+
+// cursorTestStore writes a chat store: a root node holding a node with
+// the first six messages and the last message, plus a message of an
+// earlier version of the chat that the tree no longer holds.
+func cursorTestStore(t testing.TB, dir string, root bool) string {
+	t.Helper()
+	path := filepath.Join(dir, "chats", "e4e90b7bcae743c9a1a1a045a49e1b1d", "ac437fdf-3e7e-4a54-98a4-7bb04fd3efc6", "store.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db := sqlitedbExec(t, path, `CREATE TABLE blobs (id TEXT PRIMARY KEY, data BLOB)`, `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)`)
+	defer db.Close()
+	put := func(data []byte) ([]byte, string) {
+		id, raw := cursorBlobID(data)
+		if _, err := db.Exec(`INSERT OR IGNORE INTO blobs VALUES (?, ?)`, id, data); err != nil {
+			t.Fatal(err)
+		}
+		return raw, id
+	}
+	put([]byte(`{"role":"user","content":"<user_query>\nan earlier, edited question\n</user_query>"}`))
+	node := func(children ...[]byte) []byte {
+		var b []byte
+		for _, c := range children {
+			b = append(append(b, 0x0a, 0x20), c...)
+		}
+		return append(b, 0x10, 0x07) // a field lore passes over
+	}
+	var ids [][]byte
+	for _, m := range cursorStoreMessages {
+		raw, _ := put([]byte(m))
+		ids = append(ids, raw)
+	}
+	inner, _ := put(node(ids[:6]...))
+	_, rootID := put(node(inner, ids[6]))
+	if !root {
+		rootID = strings.Repeat("0", 64)
+	}
+	meta := fmt.Sprintf(`{"agentId":"ac437fdf-3e7e-4a54-98a4-7bb04fd3efc6","latestRootBlobId":%q,"name":"Fix store tests","mode":"auto-run","createdAt":1768862746153,"lastUsedModel":"claude-4-sonnet"}`, rootID)
+	if _, err := db.Exec(`INSERT INTO meta VALUES ('0', ?)`, hex.EncodeToString([]byte(meta))); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Worked out by hand: one user query (the system prompt is not a turn);
+// three assistant messages; toolu_01 failed, toolu_02 did not; the last
+// answer leaves nothing pending.
+func TestCursorStore(t *testing.T) {
+	path := cursorTestStore(t, t.TempDir(), true)
+	for _, keep := range []bool{true, false} {
+		ss, err := Read(context.Background(), path, Options{Messages: keep, NoGit: true})
+		if err != nil || len(ss) != 1 {
+			t.Fatalf("read: %v", err)
+		}
+		s := ss[0]
+		checkInvariants(t, s)
+		if s.ID != "cursor:ac437fdf-3e7e-4a54-98a4-7bb04fd3efc6" || s.Cwd != "/home/dev/shop" || s.Model != "claude-4.5-opus-high-thinking" {
+			t.Errorf("id %q cwd %q model %q", s.ID, s.Cwd, s.Model)
+		}
+		if s.UserMessages != 1 || s.AssistantMessages != 3 || s.ToolCalls != 2 || s.ToolErrors != 1 || s.Warnings != 0 || s.Outcome != lore.OutcomeSuccess {
+			t.Errorf("u=%d a=%d calls=%d errs=%d warnings=%d outcome %s, want 1 3 2 1 0 success",
+				s.UserMessages, s.AssistantMessages, s.ToolCalls, s.ToolErrors, s.Warnings, s.Outcome)
+		}
+		fi, _ := os.Stat(path)
+		if !s.StartedAt.Equal(time.UnixMilli(1768862746153)) || !s.EndedAt.Equal(fi.ModTime()) {
+			t.Errorf("span %v – %v", s.StartedAt, s.EndedAt)
+		}
+		if keep && (len(s.Messages) != 6 || s.Messages[2].ToolResults[0].Output == "" || !s.Messages[2].ToolResults[0].IsError) {
+			t.Errorf("messages %+v", s.Messages)
+		}
+	}
+	// Without its root, the chat is read in the order it was written,
+	// the earlier version's message too.
+	s := readOne(t, cursorTestStore(t, t.TempDir(), false))
+	if s.UserMessages != 2 || s.AssistantMessages != 3 || s.ToolErrors != 1 || s.Warnings != 1 {
+		t.Errorf("no root: u=%d a=%d errs=%d warnings=%d", s.UserMessages, s.AssistantMessages, s.ToolErrors, s.Warnings)
+	}
+}
+
+func TestCursorChildren(t *testing.T) {
+	id := bytes.Repeat([]byte{0xab}, 32)
+	node := append(append([]byte{0x0a, 0x20}, id...), 0x12, 0x02, 'h', 'i', 0x0a, 0x03, 1, 2, 3, 0x0a, 0x20)
+	got := cursorChildren(node)
+	if len(got) != 1 || got[0] != hex.EncodeToString(id) {
+		t.Errorf("children %v", got)
+	}
 }

@@ -89,6 +89,8 @@ var formats = []format{
 		line: &lineFormat{sniff: sniffCursorLine, read: readCursorLines}},
 	{name: "cursor", agent: lore.AgentCursor,
 		db: &sqlitedbReader{hint: cursorDBHint, match: cursorDBMatch, read: cursorReadDB}},
+	{name: "cursor-store", agent: lore.AgentCursor,
+		db: &sqlitedbReader{hint: cursorStoreHint, match: cursorStoreMatch, read: cursorReadStore}},
 
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
 		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},
