@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the formats Write can produce.
-var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider"}
+var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "cursor"}
 
 // Options shape a corpus.
 type Options struct {
@@ -75,6 +75,7 @@ var generators = map[string]func(g *generator, dir string, i int, target int64) 
 	"gemini-cli":  (*generator).gemini,
 	"hermes":      (*generator).hermes,
 	"aider":       (*generator).aider,
+	"cursor":      (*generator).cursor,
 }
 
 var words = strings.Fields(`the a to of and in is for on with that this it as be by are from at or
