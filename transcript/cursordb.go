@@ -105,8 +105,8 @@ type cursorDB struct {
 	// parent maps a sub-composer's id to its parent's.
 	parent map[string]string
 	// cwds maps composer ids to the workspace folders that list them.
-	cwds   map[string]string
-	bubble *sql.Stmt
+	cwds       map[string]string
+	bubbleStmt *sql.Stmt
 	// one parser for composers, one for the bubble being read
 	pc, pb fastjson.Parser
 }
@@ -118,11 +118,11 @@ func cursorReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) 
 		return err
 	}
 	r.cwds = cursorWorkspaceFolders(ctx, in.path)
-	r.bubble, err = d.tx.PrepareContext(ctx, `SELECT value FROM cursorDiskKV WHERE key = ?`)
+	r.bubbleStmt, err = d.tx.PrepareContext(ctx, `SELECT value FROM cursorDiskKV WHERE key = ?`)
 	if err != nil {
 		return sqlitedbError(err)
 	}
-	defer r.bubble.Close()
+	defer r.bubbleStmt.Close()
 
 	rows, err := d.query(ctx, `SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY key`,
 		cursorComposerPrefix, cursorUpper(cursorComposerPrefix))
@@ -270,7 +270,7 @@ func (r *cursorDB) children(v *fastjson.Value, id string) []string {
 
 func (r *cursorDB) subComposer(ctx context.Context, cs *cursorSession, id string) error {
 	var value []byte
-	err := r.bubble.QueryRowContext(ctx, cursorComposerPrefix+id).Scan(&value)
+	err := r.bubbleStmt.QueryRowContext(ctx, cursorComposerPrefix+id).Scan(&value)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -292,7 +292,7 @@ func (r *cursorDB) subComposer(ctx context.Context, cs *cursorSession, id string
 func (r *cursorDB) bubbles(ctx context.Context, cs *cursorSession, id string, v *fastjson.Value, side bool) (int, error) {
 	if conv := v.GetArray("conversation"); len(conv) > 0 {
 		for _, bv := range conv {
-			cs.add(bv, side)
+			cs.addInOrder(bv, side)
 		}
 		return len(conv), nil
 	}
@@ -300,7 +300,83 @@ func (r *cursorDB) bubbles(ctx context.Context, cs *cursorSession, id string, v 
 	if len(headers) == 0 {
 		return r.bubbleRange(ctx, cs, id, side)
 	}
-	inline := v.Get("conversationMap")
+	if inline := v.Get("conversationMap"); inline != nil && inline.Type() == fastjson.TypeObject && inline.GetObject().Len() > 0 {
+		return r.bubblesByKey(ctx, cs, id, headers, inline, side)
+	}
+	// The listed bubbles, read in one scan of the composer's keys: one
+	// statement, not one a bubble. Counters do not depend on order, so
+	// bubbles are counted as they come; kept messages are put in the
+	// headers' order afterwards.
+	listed := make(map[string]int, len(headers))
+	var order []string
+	for _, h := range headers {
+		if bid := str(h, "bubbleId"); bid != "" {
+			if _, dup := listed[bid]; !dup {
+				listed[bid] = len(order)
+				order = append(order, bid)
+			}
+		}
+	}
+	roles := make([]lore.Role, len(order))
+	var kept [][]byte
+	if cs.b.keep {
+		kept = make([][]byte, len(order))
+	}
+	prefix := cursorBubblePrefix + id + ":"
+	rows, err := r.d.query(ctx, `SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ?`, prefix, cursorUpper(prefix))
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var key, value sql.RawBytes
+		if err := rows.Scan(&key, &value); err != nil {
+			return n, sqlitedbError(err)
+		}
+		i, ok := listed[strings.TrimPrefix(string(key), prefix)]
+		if !ok {
+			continue // a bubble of an edited-away branch of the chat
+		}
+		n++
+		cs.b.s.Size += int64(len(value))
+		if kept != nil {
+			kept[i] = append([]byte(nil), value...)
+			continue
+		}
+		roles[i] = r.bubble(cs, order[i], value, side)
+	}
+	if err := rows.Err(); err != nil {
+		return n, sqlitedbError(err)
+	}
+	for i, value := range kept {
+		if value != nil {
+			roles[i] = r.bubble(cs, order[i], value, side)
+			kept[i] = nil
+		}
+	}
+	for i := len(roles) - 1; i >= 0 && !side; i-- {
+		if roles[i] != "" {
+			cs.lastRole = roles[i]
+			break
+		}
+	}
+	return n, nil
+}
+
+// bubble parses and counts one bubble, returning the role it added.
+func (r *cursorDB) bubble(cs *cursorSession, bid string, value []byte, side bool) lore.Role {
+	bv, err := r.pb.ParseBytes(value)
+	if err != nil {
+		cs.b.warn(0, fmt.Errorf("bubble %s: %v", bid, jsonDamage(value)))
+		return ""
+	}
+	return cs.add(bv, side)
+}
+
+// bubblesByKey reads the bubbles a composer lists one by one, from its
+// conversationMap or under their keys.
+func (r *cursorDB) bubblesByKey(ctx context.Context, cs *cursorSession, id string, headers []*fastjson.Value, inline *fastjson.Value, side bool) (int, error) {
 	n := 0
 	for _, h := range headers {
 		bid := str(h, "bubbleId")
@@ -309,11 +385,11 @@ func (r *cursorDB) bubbles(ctx context.Context, cs *cursorSession, id string, v 
 		}
 		if bv := inline.Get(bid); bv != nil && bv.Type() == fastjson.TypeObject {
 			n++
-			cs.add(bv, side)
+			cs.addInOrder(bv, side)
 			continue
 		}
 		var value []byte
-		err := r.bubble.QueryRowContext(ctx, cursorBubblePrefix+id+":"+bid).Scan(&value)
+		err := r.bubbleStmt.QueryRowContext(ctx, cursorBubblePrefix+id+":"+bid).Scan(&value)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			continue // deleted with an edited message, or never written
@@ -322,12 +398,10 @@ func (r *cursorDB) bubbles(ctx context.Context, cs *cursorSession, id string, v 
 		}
 		n++
 		cs.b.s.Size += int64(len(value))
-		bv, err := r.pb.ParseBytes(value)
-		if err != nil {
-			cs.b.warn(0, fmt.Errorf("bubble %s: %v", bid, jsonDamage(value)))
-			continue
+		// Not r.pb: inline belongs to the composer's parser, r.pb is free.
+		if role := r.bubble(cs, bid, value, side); role != "" && !side {
+			cs.lastRole = role
 		}
-		cs.add(bv, side)
 	}
 	return n, nil
 }
@@ -365,7 +439,7 @@ func (r *cursorDB) bubbleRange(ctx context.Context, cs *cursorSession, id string
 	for _, k := range all {
 		cs.b.s.Size += int64(len(k.value))
 		if bv, err := r.pb.ParseBytes(k.value); err == nil {
-			cs.add(bv, side)
+			cs.addInOrder(bv, side)
 		}
 	}
 	return len(all), nil
@@ -381,10 +455,18 @@ func cursorBubbleTime(bv *fastjson.Value) time.Time {
 	return epoch(num(bv, "timingInfo", "clientRpcSendTime"))
 }
 
-// add applies the counting rules to one bubble.
-func (cs *cursorSession) add(bv *fastjson.Value, side bool) {
+// addInOrder adds a bubble met in the chat's order.
+func (cs *cursorSession) addInOrder(bv *fastjson.Value, side bool) {
+	if role := cs.add(bv, side); role != "" && !side {
+		cs.lastRole = role
+	}
+}
+
+// add applies the counting rules to one bubble and returns the role of
+// the message it added, "" for none.
+func (cs *cursorSession) add(bv *fastjson.Value, side bool) lore.Role {
 	if bv.Type() != fastjson.TypeObject {
-		return
+		return ""
 	}
 	b := cs.b
 	t := cursorBubbleTime(bv)
@@ -400,22 +482,20 @@ func (cs *cursorSession) add(bv *fastjson.Value, side bool) {
 	switch integer(bv, "type") {
 	case 1:
 		if !hasText {
-			return
+			return ""
 		}
 		m := lore.Message{Role: lore.RoleUser, Time: t, Sidechain: side}
 		if keep {
 			m.Text = string(text)
 		}
 		b.add(m)
-		if !side {
-			cs.lastRole = lore.RoleUser
-		}
+		return lore.RoleUser
 	case 2:
 		thinking := bv.GetStringBytes("thinking", "text")
 		tf := bv.Get("toolFormerData")
 		isCall := tf != nil && tf.Type() == fastjson.TypeObject && (has(tf, "name") || has(tf, "toolCallId") || has(tf, "tool"))
 		if !hasText && len(bytes.TrimSpace(thinking)) == 0 && !isCall {
-			return
+			return ""
 		}
 		m := lore.Message{Role: lore.RoleAssistant, Time: t, Sidechain: side}
 		if keep {
@@ -451,10 +531,9 @@ func (cs *cursorSession) add(bv *fastjson.Value, side bool) {
 		if result != nil {
 			b.add(lore.Message{Role: lore.RoleTool, Time: t, ToolResults: []lore.ToolResult{*result}, Sidechain: side})
 		}
-		if !side {
-			cs.lastRole = lore.RoleAssistant
-		}
+		return lore.RoleAssistant
 	}
+	return ""
 }
 
 // cursorURIPath reads a VS Code URI object ({fsPath, path, external}) or
