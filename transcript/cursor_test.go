@@ -177,7 +177,7 @@ var cursorRows = [][2]string{
 	{"composerData:c0mp-a", `{"_v":10,"composerId":"c0mp-a","name":"Fix store tests","createdAt":1767000000000,"lastUpdatedAt":1767000600000,
 		"status":"completed","modelConfig":{"modelName":"default","maxMode":false},"createdOnBranch":"main","subComposerIds":["c0mp-sub"],
 		"fullConversationHeadersOnly":[{"bubbleId":"b1","type":1},{"bubbleId":"b2","type":2},{"bubbleId":"b3","type":2},{"bubbleId":"b4","type":2},
-		{"bubbleId":"b5","type":2},{"bubbleId":"b6","type":2},{"bubbleId":"gone","type":2},{"bubbleId":"b8","type":2},{"bubbleId":"b7","type":2}]}`},
+		{"bubbleId":"b5","type":2},{"bubbleId":"b6","type":2},{"bubbleId":"gone","type":2},{"bubbleId":"b8","type":2},{"bubbleId":"b9","type":2},{"bubbleId":"b7","type":2}]}`},
 	{"bubbleId:c0mp-a:b1", `{"_v":3,"type":1,"bubbleId":"b1","text":"the store tests fail, fix them","createdAt":"2025-12-29T09:20:01.000Z","modelInfo":{"modelName":"claude-4-sonnet"}}`},
 	{"bubbleId:c0mp-a:b2", `{"_v":3,"type":2,"bubbleId":"b2","text":"Running the tests first.","createdAt":"2025-12-29T09:20:05.000Z","tokenCount":{"inputTokens":100,"outputTokens":20}}`},
 	{"bubbleId:c0mp-a:b3", `{"_v":3,"type":2,"bubbleId":"b3","text":"","createdAt":"2025-12-29T09:20:10.000Z","tokenCount":{"inputTokens":200,"outputTokens":30},
@@ -190,6 +190,8 @@ var cursorRows = [][2]string{
 	{"bubbleId:c0mp-a:b6", `{"_v":3,"type":2,"bubbleId":"b6","text":"","createdAt":"2025-12-29T09:23:00.000Z","tokenCount":{"inputTokens":50,"outputTokens":5}}`},
 	{"bubbleId:c0mp-a:b7", `{"_v":3,"type":2,"bubbleId":"b7","text":"Fixed: the test uses the renamed column.","createdAt":"2025-12-29T09:25:00.000Z",
 		"tokenCount":{"inputTokens":400,"outputTokens":60},"timingInfo":{"clientRpcSendTime":1767000295000,"clientEndTime":1767000300000}}`},
+	{"bubbleId:c0mp-a:b9", `{"_v":3,"type":2,"bubbleId":"b9","createdAt":"2025-12-29T09:24:00.000Z",
+		"toolFormerData":{"tool":15,"toolCallId":"tool_4","name":"run_terminal_cmd","status":"completed","rawArgs":"{\"command\":\"go test ./pkg/store/...\"}","result":"{\"output\":\"ok  \\tshop/pkg/store\\t0.012s\",\"exitCode\":0}"}}`},
 	{"bubbleId:c0mp-a:b8", `{"_v":3,"type":2,"bubbleId":"b8","text":"cut sho`},
 	{"composerData:c0mp-sub", `{"_v":10,"composerId":"c0mp-sub","createdAt":1767000100000,"status":"completed",
 		"fullConversationHeadersOnly":[{"bubbleId":"s1","type":1},{"bubbleId":"s2","type":2}]}`},
@@ -248,12 +250,12 @@ func TestCursorDB(t *testing.T) {
 		if len(ss) != 3 || byID["cursor:c0mp-a"] == nil || byID["cursor:c0mp-b"] == nil || byID["cursor:c0mp-d"] == nil {
 			t.Fatalf("sessions %v", byID)
 		}
-		// c0mp-a: b1; b2, b3, b4, b5, b7 (b6 is empty, b8 damaged, gone
-		// missing); tool_1 and the sub-composer's tool_s1 failed, tool_3
-		// was cancelled; tokens of b2, b3, b4, b6, b7 and s2.
+		// c0mp-a: b1; b2, b3, b4, b5, b9, b7 (b6 is empty, b8 damaged,
+		// gone missing); tool_1 and the sub-composer's tool_s1 failed,
+		// tool_3 was cancelled; tokens of b2, b3, b4, b6, b7 and s2.
 		a := byID["cursor:c0mp-a"]
-		if a.UserMessages != 1 || a.AssistantMessages != 5 || a.ToolCalls != 4 || a.ToolErrors != 2 || a.Warnings != 1 {
-			t.Errorf("a: u=%d a=%d calls=%d errs=%d warnings=%d, want 1 5 4 2 1", a.UserMessages, a.AssistantMessages, a.ToolCalls, a.ToolErrors, a.Warnings)
+		if a.UserMessages != 1 || a.AssistantMessages != 6 || a.ToolCalls != 5 || a.ToolErrors != 2 || a.Warnings != 1 {
+			t.Errorf("a: u=%d a=%d calls=%d errs=%d warnings=%d, want 1 6 5 2 1", a.UserMessages, a.AssistantMessages, a.ToolCalls, a.ToolErrors, a.Warnings)
 		}
 		if a.Usage != (lore.Usage{InputTokens: 1120, OutputTokens: 162}) {
 			t.Errorf("a: usage %+v", a.Usage)
@@ -346,9 +348,11 @@ var cursorStoreMessages = []string{
 	`{"role":"user","content":"<user_info>\nOS Version: linux 6.8\n\nShell: bash\n\nWorkspace Path: /home/dev/shop\n</user_info>\n\n<user_query>\nthe store tests fail, fix them\n</user_query>"}`,
 	`{"id":"1","role":"assistant","content":[{"type":"reasoning","text":"Run the tests first.","providerOptions":{"cursor":{"modelName":"claude-4.5-opus-high-thinking"}}},
 		{"type":"tool-call","toolCallId":"toolu_01","toolName":"Shell","args":{"command":"go test ./pkg/store/..."}}]}`,
-	`{"role":"tool","id":"toolu_01","content":[{"type":"tool-result","toolName":"Shell","toolCallId":"toolu_01","result":"--- FAIL: TestRename\nstore_test.go:42: no such column: user_name\nexit status 1","isError":true}]}`,
-	`{"id":"1","role":"assistant","content":[{"type":"text","text":"The column was renamed."},{"type":"tool-call","toolCallId":"toolu_02","toolName":"StrReplace","args":{"path":"pkg/store/store_test.go"}}]}`,
-	`{"role":"tool","id":"toolu_02","content":[{"type":"tool-result","toolName":"StrReplace","toolCallId":"toolu_02","result":[{"type":"text","text":"ok"}],"isError":false}]}`,
+	`{"role":"tool","id":"toolu_01","content":[{"type":"tool-result","toolName":"Shell","toolCallId":"toolu_01","result":"pkg/store/store.go:5:2: missing go.sum entry for module providing package github.com/mattn/go-sqlite3 (imported by shop/pkg/store); to add:\n\tgo get shop/pkg/store\nexit status 1","isError":true}]}`,
+	`{"id":"1","role":"assistant","content":[{"type":"text","text":"go.sum lacks the driver."},{"type":"tool-call","toolCallId":"toolu_02","toolName":"Shell","args":{"command":"go mod tidy"}}]}`,
+	`{"role":"tool","id":"toolu_02","content":[{"type":"tool-result","toolName":"Shell","toolCallId":"toolu_02","result":[{"type":"text","text":"go: downloading github.com/mattn/go-sqlite3 v1.14.22"}],"isError":false}]}`,
+	`{"id":"1","role":"assistant","content":[{"type":"tool-call","toolCallId":"toolu_03","toolName":"Shell","args":{"command":"go test ./pkg/store/..."}}]}`,
+	`{"role":"tool","id":"toolu_03","content":[{"type":"tool-result","toolName":"Shell","toolCallId":"toolu_03","result":"ok  \tshop/pkg/store\t0.012s","isError":false}]}`,
 	`{"id":"1","role":"assistant","content":[{"type":"text","text":"Fixed; the tests pass."}]}`,
 }
 
@@ -358,7 +362,7 @@ func cursorBlobID(data []byte) (string, []byte) {
 }
 
 // cursorTestStore writes a chat store: a root node holding a node with
-// the first six messages and the last message, plus a message of an
+// the first eight messages and the last one, plus a message of an
 // earlier version of the chat that the tree no longer holds.
 func cursorTestStore(t testing.TB, dir string, root bool) string {
 	t.Helper()
@@ -388,8 +392,8 @@ func cursorTestStore(t testing.TB, dir string, root bool) string {
 		raw, _ := put([]byte(m))
 		ids = append(ids, raw)
 	}
-	inner, _ := put(node(ids[:6]...))
-	_, rootID := put(node(inner, ids[6]))
+	inner, _ := put(node(ids[:8]...))
+	_, rootID := put(node(inner, ids[8]))
 	if !root {
 		rootID = strings.Repeat("0", 64)
 	}
@@ -401,8 +405,8 @@ func cursorTestStore(t testing.TB, dir string, root bool) string {
 }
 
 // Worked out by hand: one user query (the system prompt is not a turn);
-// three assistant messages; toolu_01 failed, toolu_02 did not; the last
-// answer leaves nothing pending.
+// four assistant messages; toolu_01 failed, toolu_02 and toolu_03 did
+// not; the last answer leaves nothing pending.
 func TestCursorStore(t *testing.T) {
 	path := cursorTestStore(t, t.TempDir(), true)
 	for _, keep := range []bool{true, false} {
@@ -415,22 +419,22 @@ func TestCursorStore(t *testing.T) {
 		if s.ID != "cursor:ac437fdf-3e7e-4a54-98a4-7bb04fd3efc6" || s.Cwd != "/home/dev/shop" || s.Model != "claude-4.5-opus-high-thinking" {
 			t.Errorf("id %q cwd %q model %q", s.ID, s.Cwd, s.Model)
 		}
-		if s.UserMessages != 1 || s.AssistantMessages != 3 || s.ToolCalls != 2 || s.ToolErrors != 1 || s.Warnings != 0 || s.Outcome != lore.OutcomeSuccess {
-			t.Errorf("u=%d a=%d calls=%d errs=%d warnings=%d outcome %s, want 1 3 2 1 0 success",
+		if s.UserMessages != 1 || s.AssistantMessages != 4 || s.ToolCalls != 3 || s.ToolErrors != 1 || s.Warnings != 0 || s.Outcome != lore.OutcomeSuccess {
+			t.Errorf("u=%d a=%d calls=%d errs=%d warnings=%d outcome %s, want 1 4 3 1 0 success",
 				s.UserMessages, s.AssistantMessages, s.ToolCalls, s.ToolErrors, s.Warnings, s.Outcome)
 		}
 		fi, _ := os.Stat(path)
 		if !s.StartedAt.Equal(time.UnixMilli(1768862746153)) || !s.EndedAt.Equal(fi.ModTime()) {
 			t.Errorf("span %v – %v", s.StartedAt, s.EndedAt)
 		}
-		if keep && (len(s.Messages) != 6 || s.Messages[2].ToolResults[0].Output == "" || !s.Messages[2].ToolResults[0].IsError) {
+		if keep && (len(s.Messages) != 8 || s.Messages[2].ToolResults[0].Output == "" || !s.Messages[2].ToolResults[0].IsError) {
 			t.Errorf("messages %+v", s.Messages)
 		}
 	}
 	// Without its root, the chat is read in the order it was written,
 	// the earlier version's message too.
 	s := readOne(t, cursorTestStore(t, t.TempDir(), false))
-	if s.UserMessages != 2 || s.AssistantMessages != 3 || s.ToolErrors != 1 || s.Warnings != 1 {
+	if s.UserMessages != 2 || s.AssistantMessages != 4 || s.ToolErrors != 1 || s.Warnings != 1 {
 		t.Errorf("no root: u=%d a=%d errs=%d warnings=%d", s.UserMessages, s.AssistantMessages, s.ToolErrors, s.Warnings)
 	}
 }

@@ -47,7 +47,8 @@ import (
 //     count nothing;
 //   - each toolFormerData is one tool call, its id the toolCallId (else the
 //     bubble id), counted once; a call whose status is "error" is a tool
-//     error (Cursor's own mark), "cancelled" is not;
+//     error (Cursor's own mark); a "cancelled" call never ran and gets no
+//     result; one still "loading" has none yet;
 //   - tokens: each bubble's tokenCount once; Cursor records no cache tokens;
 //   - model: the bubbles' modelInfo.modelName, else the composer's
 //     modelConfig.modelName unless it is "default" (Cursor's automatic
@@ -516,8 +517,9 @@ func (cs *cursorSession) add(bv *fastjson.Value, side bool) lore.Role {
 				}
 			}
 			m.ToolCalls = []lore.ToolCall{c}
+			// A cancelled call never ran: it has no result, good or bad.
 			switch status := str(tf, "status"); status {
-			case "completed", "error", "cancelled":
+			case "completed", "error":
 				result = &lore.ToolResult{CallID: id, IsError: status == "error"}
 				if keep {
 					result.Output = raw(tf, "result")
