@@ -447,3 +447,66 @@ func TestCursorChildren(t *testing.T) {
 		t.Errorf("children %v", got)
 	}
 }
+
+// damagedCursorDB writes a state.vscdb of n composers of two bubbles
+// each, then damages a page of each of the tables or indexes named
+// (damagePages).
+func damagedCursorDB(t testing.TB, path string, n int, names ...string) map[string]int {
+	t.Helper()
+	db := sqlitedbExec(t, path, cursorSchema)
+	pad := strings.Repeat("p", 300)
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("c%04d", i)
+		rows := [][2]string{
+			{"composerData:" + id, `{"composerId":"` + id + `","createdAt":1767000000000,"status":"completed","fullConversationHeadersOnly":[{"bubbleId":"u","type":1},{"bubbleId":"a","type":2}]}`},
+			{"bubbleId:" + id + ":u", `{"type":1,"bubbleId":"u","text":"user ` + pad + `"}`},
+			{"bubbleId:" + id + ":a", `{"type":2,"bubbleId":"a","text":"assistant ` + pad + `"}`},
+		}
+		for _, r := range rows {
+			if _, err := tx.Exec(`INSERT INTO cursorDiskKV VALUES (?, ?)`, r[0], r[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return damagePages(t, db, path, names...)
+}
+
+// A damaged page of state.vscdb costs the chats on it, not the others:
+// the ordered scan stops at the damage, and the database is read again
+// row by row around it.
+func TestCursorDamagedDB(t *testing.T) {
+	const n = 300
+	for _, damage := range []string{"cursorDiskKV", "sqlite_autoindex_cursorDiskKV_1"} {
+		t.Run(damage, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.vscdb")
+			lost := damagedCursorDB(t, path, n, damage)[damage]
+			for _, keep := range []bool{false, true} {
+				res, err := Scan(context.Background(), []string{path}, Options{Messages: keep, NoGit: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				turns := 0
+				for _, s := range res.Sessions {
+					checkInvariants(t, s)
+					turns += s.UserMessages + s.AssistantMessages
+				}
+				if len(res.Sessions) < n-lost || len(res.Sessions) >= n && damage == "cursorDiskKV" {
+					t.Errorf("listed %d of %d chats, want all but those of the %d rows on the damaged page", len(res.Sessions), n, lost)
+				}
+				if turns < 2*len(res.Sessions)-lost {
+					t.Errorf("read %d turns of %d chats, want all but the %d rows on the damaged page", turns, len(res.Sessions), lost)
+				}
+				if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Err.Error(), "damaged") {
+					t.Errorf("problems %v, want one saying the file is damaged", res.Problems)
+				}
+			}
+		})
+	}
+}

@@ -108,15 +108,27 @@ type cursorDB struct {
 	// cwds maps composer ids to the workspace folders that list them.
 	cwds       map[string]string
 	bubbleStmt *sql.Stmt
+	// done holds the composers emitted; composers counts those met.
+	done      map[string]bool
+	composers int
+	// tolerant is set when reading around damage: a bubble that cannot
+	// be read is a warning on its chat, not the end of the read.
+	tolerant bool
+	unread   int // bubbles or sub-composers passed over for damage
 	// one parser for composers, one for the bubble being read
 	pc, pb fastjson.Parser
 }
 
 func cursorReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
-	r := &cursorDB{in: in, d: d, emit: emit}
+	r := &cursorDB{in: in, d: d, emit: emit, done: map[string]bool{}}
 	var err error
 	if r.parent, err = r.subComposers(ctx); err != nil {
-		return err
+		if !sqlitedbDamaged(err) {
+			return err
+		}
+		// Sub-composers whose parent could not be learnt are read as
+		// chats of their own.
+		r.parent = map[string]string{}
 	}
 	r.cwds = cursorWorkspaceFolders(ctx, in.path)
 	r.bubbleStmt, err = d.tx.PrepareContext(ctx, `SELECT value FROM cursorDiskKV WHERE key = ?`)
@@ -124,14 +136,34 @@ func cursorReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) 
 		return sqlitedbError(err)
 	}
 	defer r.bubbleStmt.Close()
+	err = r.inOrder(ctx)
+	if err != nil && sqlitedbDamaged(err) {
+		return r.around(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	return r.noneFound()
+}
 
-	rows, err := d.query(ctx, `SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY key`,
+func (r *cursorDB) noneFound() error {
+	switch {
+	case len(r.done) > 0:
+		return nil
+	case r.composers == 0:
+		return emptySession("a Cursor state database with no chat (a workspace's, or VS Code's)")
+	}
+	return emptySession("a Cursor state database whose %d chats hold no message", r.composers)
+}
+
+// inOrder reads the composers in key order through the key's index.
+func (r *cursorDB) inOrder(ctx context.Context) error {
+	rows, err := r.d.query(ctx, `SELECT key, value FROM cursorDiskKV WHERE key >= ? AND key < ? ORDER BY key`,
 		cursorComposerPrefix, cursorUpper(cursorComposerPrefix))
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	composers, emitted := 0, 0
 	for rows.Next() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -140,30 +172,55 @@ func cursorReadDB(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) 
 		if err := rows.Scan(&key, &value); err != nil {
 			return sqlitedbError(err)
 		}
-		composers++
-		id := strings.TrimPrefix(string(key), cursorComposerPrefix)
-		if _, ok := r.parent[id]; ok {
-			continue // read with its parent
-		}
-		s, err := r.composer(ctx, id, value)
-		if err != nil {
+		r.composers++
+		if err := r.read(ctx, string(key), value); err != nil {
 			return err
 		}
-		if s != nil {
-			emitted++
-			emit(s)
-		}
 	}
-	if err := rows.Err(); err != nil {
-		return sqlitedbError(err)
+	return sqlitedbError(rows.Err())
+}
+
+// read reads and emits one composer, unless it was emitted already or is
+// read with its parent.
+func (r *cursorDB) read(ctx context.Context, key string, value []byte) error {
+	id := strings.TrimPrefix(key, cursorComposerPrefix)
+	if _, ok := r.parent[id]; ok || r.done[id] {
+		return nil
 	}
-	if emitted == 0 {
-		if composers == 0 {
-			return emptySession("a Cursor state database with no chat (a workspace's, or VS Code's)")
-		}
-		return emptySession("a Cursor state database whose %d chats hold no message", composers)
+	s, err := r.composer(ctx, id, value)
+	if err != nil || s == nil {
+		return err
 	}
+	r.done[id] = true
+	r.emit(s)
 	return nil
+}
+
+// around reads a damaged database row by row (rowid order) past the
+// damaged pages, reading the composers the ordered scan did not reach;
+// a bubble on a damaged page is a warning on its chat.
+func (r *cursorDB) around(ctx context.Context) error {
+	r.tolerant, r.composers = true, 0
+	cols := fmt.Sprintf(`CASE WHEN key >= '%s' AND key < '%s' THEN key END, CASE WHEN key >= '%s' AND key < '%s' THEN value END`,
+		cursorComposerPrefix, cursorUpper(cursorComposerPrefix), cursorComposerPrefix, cursorUpper(cursorComposerPrefix))
+	lost, err := r.d.eachRowAround(ctx, "cursorDiskKV", cols, func(rows *sql.Rows) (int64, error) {
+		var (
+			rowid      int64
+			key, value sql.RawBytes
+		)
+		if err := rows.Scan(&rowid, &key, &value); err != nil || key == nil {
+			return rowid, nil
+		}
+		r.composers++
+		return rowid, r.read(ctx, string(key), value)
+	})
+	if err != nil {
+		return err
+	}
+	if lost > 0 || r.unread > 0 {
+		return fmt.Errorf("SQLite database is damaged: %d chats read, rows lost in %d places of cursorDiskKV, %d messages unreadable", len(r.done), lost, r.unread)
+	}
+	return r.noneFound()
 }
 
 // subComposers maps each sub-composer to its parent. SQLite reads the ids
@@ -221,7 +278,7 @@ func (r *cursorDB) composer(ctx context.Context, id string, value []byte) (*lore
 		v = nil
 	}
 	bubbles, err := r.bubbles(ctx, cs, id, v, false)
-	if err != nil {
+	if err = r.tolerate(cs, err); err != nil {
 		return nil, err
 	}
 	b.at(epoch(num(v, "createdAt")))
@@ -248,7 +305,7 @@ func (r *cursorDB) composer(ctx context.Context, id string, value []byte) (*lore
 	// Sub-composers, read after the parent's own bubbles: v is not used
 	// past this point, so the composer parser may be reused.
 	for _, sub := range r.children(v, id) {
-		if err := r.subComposer(ctx, cs, sub); err != nil {
+		if err := r.tolerate(cs, r.subComposer(ctx, cs, sub)); err != nil {
 			return nil, err
 		}
 	}
@@ -256,6 +313,17 @@ func (r *cursorDB) composer(ctx context.Context, id string, value []byte) (*lore
 		return nil, nil
 	}
 	return b.finish(id), nil
+}
+
+// tolerate turns damage met reading a chat's bubbles into a warning on
+// the chat when reading around damage.
+func (r *cursorDB) tolerate(cs *cursorSession, err error) error {
+	if err != nil && r.tolerant && sqlitedbDamaged(err) {
+		r.unread++
+		cs.b.warn(0, err)
+		return nil
+	}
+	return err
 }
 
 // children lists the sub-composers of the composer v whose parent is id.
@@ -301,7 +369,7 @@ func (r *cursorDB) bubbles(ctx context.Context, cs *cursorSession, id string, v 
 	if len(headers) == 0 {
 		return r.bubbleRange(ctx, cs, id, side)
 	}
-	if inline := v.Get("conversationMap"); inline != nil && inline.Type() == fastjson.TypeObject && inline.GetObject().Len() > 0 {
+	if inline := v.Get("conversationMap"); r.tolerant || inline != nil && inline.Type() == fastjson.TypeObject && inline.GetObject().Len() > 0 {
 		return r.bubblesByKey(ctx, cs, id, headers, inline, side)
 	}
 	// The listed bubbles, read in one scan of the composer's keys: one
@@ -394,6 +462,10 @@ func (r *cursorDB) bubblesByKey(ctx context.Context, cs *cursorSession, id strin
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			continue // deleted with an edited message, or never written
+		case err != nil && r.tolerant && sqlitedbDamaged(err):
+			r.unread++
+			cs.b.warn(0, fmt.Errorf("bubble %s: %v", bid, sqlitedbError(err)))
+			continue
 		case err != nil:
 			return n, sqlitedbError(err)
 		}
