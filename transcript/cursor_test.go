@@ -510,3 +510,23 @@ func TestCursorDamagedDB(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCursorDB mutates the test chat store and state database: whatever
+// the pages hold, reading must not panic.
+func FuzzCursorDB(f *testing.F) {
+	// A mutated header can read as a lock held: do not wait for it.
+	busy := sqlitedbBusy
+	sqlitedbBusy = 10 * time.Millisecond
+	f.Cleanup(func() { sqlitedbBusy = busy })
+	dir := f.TempDir()
+	for _, p := range []string{cursorTestDB(f, dir), cursorTestStore(f, dir, true)} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzFile(t, "state.vscdb", data)
+	})
+}

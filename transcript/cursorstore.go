@@ -60,7 +60,7 @@ func cursorStoreMatch(s sqlitedbSchema) bool {
 
 // maxCursorTree bounds the nodes one walk visits, against a damaged or
 // hostile tree that references itself.
-const maxCursorTree = 1 << 20
+const maxCursorTree = 1 << 18
 
 type cursorStore struct {
 	b      *builder
@@ -72,6 +72,7 @@ type cursorStore struct {
 	end    gooseEnd
 	msgs   int
 	visits int
+	nodes  map[string]bool // tree nodes walked
 }
 
 func cursorReadStore(ctx context.Context, in *input, d *sqlitedbDB, emit emitFunc) error {
@@ -154,6 +155,11 @@ func (r *cursorStore) walk(ctx context.Context, id string, depth int) (bool, err
 	if r.visits++; r.visits > maxCursorTree || depth > maxDepth {
 		return true, nil
 	}
+	// A node met twice is a cycle or a shared subtree of a damaged or
+	// hostile tree: a chat's tree holds each node once.
+	if r.nodes[id] {
+		return true, nil
+	}
 	var data []byte
 	err := r.blob.QueryRowContext(ctx, id).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -167,6 +173,10 @@ func (r *cursorStore) walk(ctx context.Context, id string, depth int) (bool, err
 		r.message(data)
 		return true, nil
 	}
+	if r.nodes == nil {
+		r.nodes = map[string]bool{}
+	}
+	r.nodes[id] = true
 	for _, child := range cursorChildren(data) {
 		found, err := r.walk(ctx, child, depth+1)
 		if err != nil {
