@@ -172,7 +172,8 @@ CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);`
 //     missing bubble and a damaged one;
 //   - c0mp-b, an older build's inline conversation;
 //   - c0mp-c, opened and never used;
-//   - c0mp-d, a damaged composerData whose bubbles are whole.
+//   - c0mp-d, a damaged composerData whose bubbles are whole;
+//   - c0mp-e, a bubble inline in conversationMap, the other under its key.
 var cursorRows = [][2]string{
 	{"composerData:c0mp-a", `{"_v":10,"composerId":"c0mp-a","name":"Fix store tests","createdAt":1767000000000,"lastUpdatedAt":1767000600000,
 		"status":"completed","modelConfig":{"modelName":"default","maxMode":false},"createdOnBranch":"main","subComposerIds":["c0mp-sub"],
@@ -204,6 +205,10 @@ var cursorRows = [][2]string{
 	{"composerData:c0mp-d", `{"_v":10,"composerId":"c0mp-d","fullConversationHeadersOnly":[{"bubbleId":"x1"`},
 	{"bubbleId:c0mp-d:x2", `{"type":2,"bubbleId":"x2","text":"Done.","createdAt":"2025-12-20T10:00:05.000Z"}`},
 	{"bubbleId:c0mp-d:x1", `{"type":1,"bubbleId":"x1","text":"rename the flag","createdAt":"2025-12-20T10:00:00.000Z"}`},
+	{"composerData:c0mp-e", `{"composerId":"c0mp-e","createdAt":1766900000000,"status":"completed",
+		"fullConversationHeadersOnly":[{"bubbleId":"e1","type":1},{"bubbleId":"e2","type":2}],
+		"conversationMap":{"e1":{"type":1,"bubbleId":"e1","text":"what does make lint run?"}}}`},
+	{"bubbleId:c0mp-e:e2", `{"type":2,"bubbleId":"e2","text":"golangci-lint with the repo's config."}`},
 	{"checkpointId:c0mp-a:b3", `{"files":[]}`},
 	{"messageRequestContext:c0mp-a:b1", `{"gitStatusRaw":""}`},
 }
@@ -247,8 +252,11 @@ func TestCursorDB(t *testing.T) {
 			checkInvariants(t, s)
 			byID[s.ID] = s
 		}
-		if len(ss) != 3 || byID["cursor:c0mp-a"] == nil || byID["cursor:c0mp-b"] == nil || byID["cursor:c0mp-d"] == nil {
+		if len(ss) != 4 || byID["cursor:c0mp-a"] == nil || byID["cursor:c0mp-b"] == nil || byID["cursor:c0mp-d"] == nil || byID["cursor:c0mp-e"] == nil {
 			t.Fatalf("sessions %v", byID)
+		}
+		if e := byID["cursor:c0mp-e"]; e.UserMessages != 1 || e.AssistantMessages != 1 || e.Outcome != lore.OutcomeSuccess {
+			t.Errorf("e: u=%d a=%d outcome %s", e.UserMessages, e.AssistantMessages, e.Outcome)
 		}
 		// c0mp-a: b1; b2, b3, b4, b5, b9, b7 (b6 is empty, b8 damaged,
 		// gone missing); tool_1 and the sub-composer's tool_s1 failed,
@@ -326,7 +334,7 @@ func TestCursorDBScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Sessions) != 3 || len(res.Problems) != 0 {
+	if len(res.Sessions) != 4 || len(res.Problems) != 0 {
 		t.Errorf("sessions %d problems %v", len(res.Sessions), res.Problems)
 	}
 }
