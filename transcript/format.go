@@ -106,6 +106,12 @@ var formats = []format{
 		line: &lineFormat{sniff: sniffDroid, read: readDroid}},
 	{name: "crush", agent: lore.AgentCrush, roots: crushRoots,
 		db: &sqlitedbReader{hint: crushDBHint, fileNames: []string{"crush.db"}, match: crushDBMatch, read: crushReadDB}},
+	{name: "cursor", agent: lore.AgentCursor, roots: cursorRoots,
+		line: &lineFormat{sniff: sniffCursorLine, read: readCursorLines}},
+	{name: "cursor", agent: lore.AgentCursor,
+		db: &sqlitedbReader{hint: cursorDBHint, match: cursorDBMatch, read: cursorReadDB}},
+	{name: "cursor-store", agent: lore.AgentCursor,
+		db: &sqlitedbReader{hint: cursorStoreHint, match: cursorStoreMatch, read: cursorReadStore}},
 
 	{name: "gemini-cli", agent: lore.AgentGeminiCLI, roots: geminiRoots,
 		line: &lineFormat{sniff: sniffGeminiLine, read: readGeminiLines}},
@@ -164,8 +170,8 @@ var formats = []format{
 	{name: "openai-jsonl", agent: lore.AgentOpenAI,
 		line: &lineFormat{sniff: sniffOpenAILine, read: readOpenAILines}},
 
-	// Crush's, Goose's, Hermes's and OpenCode's databases; their db
-	// formats above say whose.
+	// Crush's, Cursor's, Goose's, Hermes's and OpenCode's databases; their
+	// db formats above say whose.
 	{name: "sqlite",
 		raw: &rawFormat{sniff: sqlitedbSniff, read: sqlitedbRead}},
 }

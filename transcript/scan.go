@@ -201,7 +201,7 @@ func report(j job, err error) bool {
 	switch {
 	case strings.HasSuffix(name, ".traj.json"):
 		return true
-	case strings.HasSuffix(name, ".json"), strings.HasSuffix(name, ".db"):
+	case strings.HasSuffix(name, ".json"), strings.HasSuffix(name, ".db"), strings.HasSuffix(name, ".vscdb"):
 		return false
 	}
 	return true
@@ -388,8 +388,10 @@ func (w *walker) walk(dir string) {
 		switch {
 		case typ.IsDir():
 			// A folder named like a transcript beside it holds that
-			// transcript's parts (Claude Code's <session>/subagents).
-			if skipDirs[name] || names[name+".jsonl"] {
+			// transcript's parts (Claude Code's <session>/subagents), as
+			// does the subagents folder beside a transcript named after
+			// its own folder (Cursor's <id>/<id>.jsonl).
+			if skipDirs[name] || names[name+".jsonl"] || name == "subagents" && names[filepath.Base(dir)+".jsonl"] {
 				continue
 			}
 			w.walk(path)
@@ -440,7 +442,7 @@ func candidate(name string) bool {
 			return true
 		}
 	}
-	return strings.HasSuffix(lower, "aider.chat.history.md")
+	return strings.HasSuffix(lower, "aider.chat.history.md") || lower == "state.vscdb"
 }
 
 // dirNames lists a folder's entry names.

@@ -295,12 +295,27 @@ func (d *sqlitedbDB) eachRowAround(ctx context.Context, table, cols string, fn f
 		if read {
 			bad = last + 1
 		}
+		// A row whose rowid reads but whose columns do not (a damaged
+		// overflow page) is passed over alone; stepping past it one
+		// rowid at a time would not end when rowids are sparse.
+		if r, ok := d.rowidFrom(ctx, table, bad); ok && r < math.MaxInt64 {
+			from = r + 1
+			continue
+		}
 		next, ok, err := d.sqlitedbPast(ctx, table, bad)
 		if err != nil || !ok {
 			return lost, err
 		}
 		from = next
 	}
+}
+
+// rowidFrom returns the first rowid of table at or above from, when it
+// can be read.
+func (d *sqlitedbDB) rowidFrom(ctx context.Context, table string, from int64) (int64, bool) {
+	var r int64
+	err := d.tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT rowid FROM %q WHERE rowid >= ? ORDER BY rowid LIMIT 1`, table), from).Scan(&r)
+	return r, err == nil
 }
 
 // rowsFrom runs q from the rowid from, reporting whether it read a row

@@ -70,9 +70,9 @@ func newRootCmd(fac *factory) *cobra.Command {
 		Short: "Turn what coding agents learn into knowledge for their next session",
 		Long: `lore reads the transcripts coding agents leave behind (Claude Code, Codex CLI,
 Gemini CLI, Aider, OpenHands, SWE-agent, mini-swe-agent, Cline, Roo Code, Goose,
-Hermes, OpenCode, Kilo Code, GitHub Copilot CLI, VS Code Copilot Chat, Amp, Droid,
-Crush, Qwen Code, Kimi CLI, plain OpenAI chat lists), finding them where each
-agent writes them;
+Hermes, OpenCode, Kilo Code, GitHub Copilot CLI, VS Code Copilot Chat, Cursor,
+Amp, Droid, Crush, Qwen Code, Kimi CLI, plain OpenAI chat lists), finding them
+where each agent writes them;
 harvests what they learned into a knowledge store (lore harvest); hands the
 relevant part to the next session (lore boot, lore hooks install claude, lore mcp,
 lore context write); and measures whether that pays (lore measure, lore dashboard).

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats lists the formats Write can produce.
-var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "copilot-cli", "amp", "droid", "opencode", "crush", "qwen-code", "kimi-cli"}
+var Formats = []string{"claude-code", "codex", "gemini-cli", "hermes", "aider", "copilot-cli", "amp", "droid", "opencode", "crush", "qwen-code", "kimi-cli", "cursor"}
 
 // Options shape a corpus.
 type Options struct {
@@ -81,6 +81,7 @@ var generators = map[string]func(g *generator, dir string, i int, target int64) 
 	"crush":       (*generator).crush,
 	"qwen-code":   (*generator).qwen,
 	"kimi-cli":    (*generator).kimi,
+	"cursor":      (*generator).cursor,
 }
 
 var words = strings.Fields(`the a to of and in is for on with that this it as be by are from at or
