@@ -556,3 +556,7 @@ func cascade(line string) bool {
 	}
 	return false
 }
+
+// sourcePosition matches an error that points at a line of code
+// (main.go:12, fetch_result.dart:6:6, "File x.py", line 3).
+var sourcePosition = lazyRegexp(`\.[A-Za-z]{1,6}:\d+\b|\.[A-Za-z]{1,6}", line \d+|\.[A-Za-z]{1,6}\(\d+,\d+\)`)

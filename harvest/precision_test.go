@@ -68,6 +68,9 @@ func TestPitfallsPrecision(t *testing.T) {
 		{"the same command, another timeout", []turn{timeout(deniedAt, 1000, denied, true), timeout(deniedAt, 600000, "[]", false)}, "", false},
 		{"only quoting differs", []turn{bash(deniedAt, denied, true), bash(strings.Replace(deniedAt, "admin:x", "'admin:x'", 1), "[]", false)}, "", false},
 		{"only a pipe differs", []turn{bash(deniedAt, denied, true), bash(deniedAt+" | head -5", "[]", false)}, "", false},
+		{"a chain", []turn{bash("npm ci && "+deniedAt, denied, true), bash(workedAt, "[]", false)}, "", false},
+		{"an error in the code", []turn{bash("dart analyze lib/", "Exit code 3\nerror - data/fetch_result.dart:6:6 - Target of URI doesn't exist: 'package:x/y.dart'", true),
+			bash("dart analyze lib/domain", "No issues found!", false)}, "", false},
 		{"a setup command between", []turn{bash("python scripts/seed.py", "Exit code 1\nModuleNotFoundError: No module named 'yaml'", true),
 			bash("pip install pyyaml", "ok", false), bash("python scripts/seed.py", "seeded", false)}, "until `pip install pyyaml` is run", false},
 	}

@@ -151,8 +151,10 @@ func (r *ruleRun) add(it lore.Item, pos int) bool {
 }
 
 // pitfalls: a failure, and the later success at the same thing: the same
-// program and subcommand, with no file edited or written in between (else
-// the edit was the fix, and the session's bug is no knowledge). A success
+// program and subcommand, each one command (not a chain or a pipeline),
+// with no file edited or written in between (else the edit was the fix,
+// and the session's bug is no knowledge), for an error that does not
+// point at a line of the project's code. A success
 // that is only help (--help), or that writes files itself (--write,
 // --fix), or destroys work (rm -rf, reset --hard, stash drop) teaches no
 // fix. A fix is verified, and may be active from this one session, when
@@ -162,15 +164,16 @@ func (r *ruleRun) pitfalls() {
 	n := 0
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.key == "" || n >= perRule ||
-			exploring(f.key) || f.err.Class == errsig.ClassSandbox || cascade(f.err.Line) || destructive(f.cmd) {
-			continue
+			exploring(f.key) || f.err.Class == errsig.ClassSandbox || cascade(f.err.Line) || destructive(f.cmd) ||
+			!simple(f.cmd) || sourcePosition().MatchString(f.err.Line) {
+			continue // a chain's failure is not its last command's; an error at a line of code is the code's
 		}
 		j := r.nextSuccess(i, f.key)
 		if j < 0 {
 			continue
 		}
 		s := r.calls[j]
-		if subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || destructive(s.cmd) || writes(s.cmd) ||
+		if !simple(s.cmd) || subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || destructive(s.cmd) || writes(s.cmd) ||
 			r.writtenBetween(i, j) {
 			continue
 		}
