@@ -57,12 +57,18 @@ func TestPitfallsPrecision(t *testing.T) {
 		{"the same subcommand", []turn{bash("bd unlink av-1 av-2", unknown, true), bash("bd unlink --force av-1 av-2", "ok", false)},
 			"`bd unlink --force av-1 av-2` works", true},
 		{"help is no fix", []turn{bash("bd unlink av-1 av-2", unknown, true), bash("bd unlink --help", "Usage: bd unlink", false)}, "", false},
-		{"a success that writes files", []turn{bash("npx prettier --check src/a.ts", "Exit code 1\nHTTP 403: forbidden", true),
+		{"a formatter's write", []turn{bash("npx prettier --check src/a.ts", "Exit code 1\nHTTP 403: forbidden", true),
 			bash("npx prettier --write src/a.ts", "src/a.ts 20ms", false)}, "", false},
 		{"a destructive fix", []turn{bash("git pull", "Exit code 1\nHTTP 403: forbidden", true),
 			bash("git reset --hard origin/main", "HEAD is now at abc", false), bash("git pull", "Already up to date.", false)}, "", false},
 		{"a destructive success", []turn{bash("rm dist", "Exit code 1\nrm: dist: Permission denied", true),
 			bash("rm -rf dist", "", false)}, "", false},
+		{"a force push as the fix", []turn{bash("git push origin main", "Exit code 1\nHTTP 403: forbidden", true),
+			bash("git push --force origin main", "ok", false)}, "", false},
+		{"a success that writes files", []turn{bash("acme sync", "Exit code 1\nHTTP 403: forbidden", true),
+			bash("acme sync --write", "ok", false)}, "", false},
+		{"a success that writes nothing", []turn{bash("acme sync", "Exit code 1\nHTTP 403: forbidden", true),
+			bash("acme sync --token-file ci.token", "ok", false)}, "`acme sync --token-file ci.token` works", true},
 		{"the same call", []turn{bash(deniedAt, denied, true), bash(deniedAt, "[]", false)},
 			"pass when run again unchanged (flaky)", false},
 		{"the same command, another timeout", []turn{timeout(deniedAt, 1000, denied, true), timeout(deniedAt, 600000, "[]", false)}, "", false},
@@ -171,6 +177,11 @@ func TestCommandFacts(t *testing.T) {
 	if len(got) != 3 || !strings.Contains(strings.Join(got, "|"), "`make test` runs the tests.") ||
 		!slices.Contains(got, "`golangci-lint run` checks the code.") {
 		t.Errorf("facts %q, want `make test` (run twice) for the tests, `golangci-lint run` for checks, and the version it reports", got)
+	}
+	// A command run in a folder of the project says which.
+	if got := facts(bash("cd "+cwd+"/web/frontend && npm run build 2>&1 | tail -5", "built", false)); !slices.Equal(got,
+		[]string{"`npm run build` in `web/frontend` builds the project."}) {
+		t.Errorf("facts %q, want the folder named", got)
 	}
 	for _, f := range got {
 		for _, bad := range []string{"--version` checks", "gofmt", "rm -rf", "`go test ./...` runs"} {

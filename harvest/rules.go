@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"path"
@@ -332,8 +333,9 @@ func (r *ruleRun) commandFacts() {
 		return
 	}
 	type tally struct {
-		c *call
-		n int
+		c    *call
+		n    int
+		norm string
 	}
 	best := map[string]*tally{}
 	count := map[string]int{}
@@ -351,23 +353,64 @@ func (r *ruleRun) commandFacts() {
 			verb = "checks the code"
 		}
 		norm := normCommand(c.cmd)
+		if dir := r.ranIn(c); dir != "" {
+			norm += "` in `" + dir // shown as: `npm run build` in `web/frontend`
+		}
 		count[norm]++
 		switch b := best[verb]; {
 		case b == nil:
-			best[verb] = &tally{c, count[norm]}
+			best[verb] = &tally{c, count[norm], norm}
 			order = append(order, verb)
-		case count[norm] > b.n && normCommand(b.c.cmd) != norm:
-			best[verb] = &tally{c, count[norm]}
-		case normCommand(b.c.cmd) == norm:
+		case count[norm] > b.n && b.norm != norm:
+			best[verb] = &tally{c, count[norm], norm}
+		case b.norm == norm:
 			b.n = count[norm]
 		}
 	}
 	for _, verb := range order {
 		c := best[verb].c
 		text := fmt.Sprintf("%s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), verb)
+		if dir := r.ranIn(c); dir != "" {
+			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), quoteCode(dir), verb)
+		}
 		r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown,
 			Tags: []string{program(c.key)}}, c.pos)
 	}
+}
+
+// ranIn is the folder of the project a command ran in, relative to the
+// session's: where its chain's last cd went, or the folder its tool was
+// given (workdir); "" for the session's folder or one outside it.
+func (r *ruleRun) ranIn(c *call) string {
+	dir := ""
+	var in struct {
+		Workdir string `json:"workdir"`
+		Cwd     string `json:"cwd"`
+		Dir     string `json:"dir"`
+	}
+	if json.Unmarshal([]byte(c.input), &in) == nil {
+		dir = firstNonEmpty(in.Workdir, in.Cwd, in.Dir)
+	}
+	for _, sc := range shellcmd.Split(c.cmd) {
+		if len(sc.Words) == 2 && sc.Words[0] == "cd" {
+			if d := sc.Words[1]; strings.HasPrefix(d, "/") || dir == "" {
+				dir = d
+			} else {
+				dir = path.Join(dir, d)
+			}
+		}
+	}
+	if dir == "" {
+		return ""
+	}
+	if !strings.HasPrefix(dir, "/") {
+		dir = path.Join(r.s.Cwd, dir)
+	}
+	rel := r.relative(path.Clean(dir))
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "..") || r.s.Cwd == "" {
+		return ""
+	}
+	return rel
 }
 
 // simple reports whether a command, as an item shows it, is one command:
