@@ -74,6 +74,8 @@ func TestPitfallsPrecision(t *testing.T) {
 		{"the same command, another timeout", []turn{timeout(deniedAt, 1000, denied, true), timeout(deniedAt, 600000, "[]", false)}, "", false},
 		{"only quoting differs", []turn{bash(deniedAt, denied, true), bash(strings.Replace(deniedAt, "admin:x", "'admin:x'", 1), "[]", false)}, "", false},
 		{"only a pipe differs", []turn{bash(deniedAt, denied, true), bash(deniedAt+" | head -5", "[]", false)}, "", false},
+		{"a setting before", []turn{bash("export CI=1 && "+deniedAt, denied, true), bash("export CI=1 && "+workedAt, "[]", false)},
+			"works", true},
 		{"a chain", []turn{bash("npm ci && "+deniedAt, denied, true), bash(workedAt, "[]", false)}, "", false},
 		{"an error in the code", []turn{bash("dart analyze lib/", "Exit code 3\nerror - data/fetch_result.dart:6:6 - Target of URI doesn't exist: 'package:x/y.dart'", true),
 			bash("dart analyze lib/domain", "No issues found!", false)}, "", false},

@@ -413,11 +413,17 @@ func (r *ruleRun) ranIn(c *call) string {
 	return rel
 }
 
-// simple reports whether a command, as an item shows it, is one command:
-// not a chain or a pipeline, whose other parts the fact would carry.
+// simple reports whether a command is one command: in a chain, the
+// others only set the shell up (cd, export, echo), and nothing is piped
+// into it, whatever comes after (| tail -20, 2>&1).
 func simple(cmd string) bool {
-	n := normCommand(cmd)
-	return n != "" && !strings.ContainsAny(n, "|;&") && n == strings.Join(mainWords(cmd), " ")
+	n := 0
+	for _, c := range shellcmd.Split(cmd) {
+		if words := shellcmd.Unwrap(c.Words); len(words) > 0 && !c.Piped && !shellcmd.Incidental(path.Base(words[0])) {
+			n++
+		}
+	}
+	return n == 1 && !strings.Contains(normCommand(cmd), "|")
 }
 
 // definitionFacts: where a symbol the session searched for is defined,
