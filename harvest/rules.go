@@ -21,7 +21,7 @@ import (
 const (
 	confPrinted = 0.9 // a version the tool printed
 	confShown   = 0.7 // a command that worked, a path found and used, a failure and its fix
-	confLikely  = 0.5 // a fix that came later, a flaky command, a quirk seen once, a question
+	confLikely  = 0.5 // a fix that came later, a flaky command, a quirk seen once
 
 	maxItemText  = 300
 	maxCommand   = 100
@@ -35,23 +35,28 @@ const (
 // Rules is the offline extractor: it keeps only what a transcript shows
 // for certain.
 //
-//   - pitfall: a tool call failed, and a later call at the same thing
-//     (the same program and subcommand) worked: written differently,
-//     after a command that changed something, or unchanged (flaky).
+//   - pitfall: a command failed, and a later call of the same program and
+//     subcommand worked, with no file edited or written in between:
+//     written differently, after a setup command, or unchanged byte for
+//     byte (flaky). Never a help, writing or destructive command as the
+//     fix, never an error at a line of the project's code.
 //   - tool-quirk: an error of the agent's own tool protocol ("File has not
 //     been read yet"), or of a command-line tool that is not a failing
-//     build or test, as a candidate; the store makes it active when a
-//     second session meets the same error.
-//   - fact: a build or test command that worked in a repo, a path a search
-//     found and the session then used, a version a tool printed.
+//     build or test; never a cascade or a tool's own order.
+//   - fact: the command that built, tested or checked the project, one per
+//     purpose; where a symbol the session searched for is defined, when it
+//     saw the definition; where a file is that it first looked for
+//     elsewhere; a version a tool printed.
 //   - pattern: a setup command that worked before a build or test command
-//     that worked; a candidate until another session does the same.
-//   - question: what the agent asked at the end when nobody answered.
+//     that worked.
 //
-// Items below the boot threshold (0.7) are candidates. An item is global
-// only when nothing in it belongs to one repository (no path, no file, no
-// host, not the repository's name); everything else is scoped to the
-// session's repository.
+// The agent's last questions are not kept: the rules cannot tell them
+// from offers, table rows or code. Harvest stores what one session found
+// as a candidate (lore.Earned) unless its fix was seen to work right
+// after the failure (tagged lore.TagVerified); a second session makes it
+// active. An item is global only when nothing in it belongs to one
+// repository (no path, no file, no host, not the repository's name);
+// everything else is scoped to the session's repository.
 type Rules struct{}
 
 // Name is "rules".
