@@ -2,7 +2,9 @@ package lore
 
 import (
 	"math"
+	"regexp"
 	"slices"
+	"strings"
 )
 
 // The rules every store merges by, as Store documents them, written once
@@ -110,23 +112,90 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 }
 
 // Promote makes a candidate active when sessions have earned it that: two
-// or more confirm it and its confidence reaches PromoteConfidence, and it
-// is not held (see TagHeld). It reports whether it did.
+// or more confirm it and its confidence reaches PromoteConfidence, it is
+// not held (see TagHeld), and its text names nothing of one moment on one
+// machine (see OneOff). It reports whether it did.
 func Promote(it *Item) bool {
 	if it.Status != StatusCandidate || it.SourceCount < 2 || it.Confidence < PromoteConfidence ||
-		slices.Contains(it.Tags, TagHeld) {
+		slices.Contains(it.Tags, TagHeld) || OneOff(it.Text) {
 		return false
 	}
 	it.Status = StatusActive
 	return true
 }
 
+// Earned reports whether an item an extractor found may be active as it
+// is stored, before any other session confirms it: a person did not vouch
+// for it, so one session's finding is a guess unless the session showed
+// it true. That is two or more sessions in its Evidence, or a fix the
+// session saw work (TagVerified), with the confidence to be handed out,
+// not held, and nothing of one moment on one machine in its text
+// (OneOff). Whatever is not earned is kept as a candidate; Promote makes
+// it active when a second session confirms it. Items a person adds (lore
+// add, an import) are theirs to make active.
+func Earned(it Item) bool {
+	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || OneOff(it.Text) {
+		return false
+	}
+	if slices.Contains(it.Tags, TagVerified) {
+		return true
+	}
+	seen := map[string]bool{}
+	for _, e := range it.Evidence {
+		seen[e.Session] = true
+	}
+	return len(seen) >= 2
+}
+
+// TagVerified marks an item whose session showed it true: a pitfall whose
+// fix, the same program and subcommand, worked right after the failure
+// with nothing edited in between. Earned lets such an item be active
+// from one session.
+const TagVerified = "verified"
+
+var (
+	homePath = regexp.MustCompile(`(^|[^\w./-])(/Users/|/home/)[^/\s]+/|\b[A-Za-z]:\\Users\\`)
+	// A hexadecimal word of 7 to 40 digits that holds a digit and a
+	// letter: a commit or another hash.
+	hexWord = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	// A pull request, issue, run, job or comment number, or any number of
+	// five digits or more (a run id, a PID, a port picked at random).
+	ticketNumber = regexp.MustCompile(`(?i)(#\d+\b|\b(pr|prs|pull|pulls|issue|issues|run|runs|job|jobs|comment|comments|checks|view|merge|close|review|number)[ /=:-]\d{2,}\b|\b\d{5,}\b)`)
+)
+
+// OneOff reports whether text names something of one moment on one
+// machine: a home folder (/Users/ann, /home/bob), a commit or other hash,
+// a pull request, issue, run or comment number. An item holding one
+// tells the next session little until it is said in general words, so
+// sessions never make it active on their own.
+func OneOff(text string) bool {
+	if homePath.MatchString(text) || ticketNumber.MatchString(text) {
+		return true
+	}
+	for _, w := range hexWord.FindAllString(text, -1) {
+		if strings.ContainsAny(w, "0123456789") && strings.ContainsAny(w, "abcdef") {
+			return true
+		}
+	}
+	return false
+}
+
 // Superseding reports whether an item, when created, supersedes others:
 // it is an active or candidate pitfall or tool quirk with an error
-// signature. A store looks for what it supersedes only then.
+// signature, or a fact telling where a symbol is defined (its signature
+// is DefinitionSignature's): code moves, and the newer sighting is the
+// one to hand out. A store looks for what it supersedes only then.
 func (it *Item) Superseding() bool {
-	return it.Signature != "" && (it.Category == CategoryPitfall || it.Category == CategoryToolQuirk) && it.live()
+	return it.Signature != "" && it.live() && (it.Category == CategoryPitfall || it.Category == CategoryToolQuirk ||
+		it.Category == CategoryFact && strings.HasPrefix(it.Signature, definitionPrefix))
 }
+
+const definitionPrefix = "defined: "
+
+// DefinitionSignature is the signature of a fact that tells where symbol
+// is defined, so that a later fact placing it elsewhere in the same
+// repository supersedes it.
+func DefinitionSignature(symbol string) string { return definitionPrefix + symbol }
 
 // Supersedes reports whether it, when created, supersedes old: another
 // item with its error signature and scope, still active or a candidate.

@@ -265,6 +265,7 @@ func TestPromote(t *testing.T) {
 		{"one session", Item{Status: StatusCandidate, SourceCount: 1, Confidence: 0.9}, false},
 		{"not confident", Item{Status: StatusCandidate, SourceCount: 3, Confidence: PromoteConfidence - 0.01}, false},
 		{"held", Item{Status: StatusCandidate, SourceCount: 5, Confidence: 0.9, Tags: []string{"x", TagHeld}}, false},
+		{"one machine's path", Item{Status: StatusCandidate, SourceCount: 3, Confidence: 0.9, Text: "`cat /Users/ann/x.log` fails"}, false},
 		{"active already", Item{Status: StatusActive, SourceCount: 2, Confidence: 0.9}, false},
 		{"retired", Item{Status: StatusRetired, SourceCount: 2, Confidence: 0.9}, false},
 		{"superseded", Item{Status: StatusSuperseded, SourceCount: 2, Confidence: 0.9}, false},
@@ -334,5 +335,60 @@ func TestSupersede(t *testing.T) {
 	}
 	if !slices.Equal(nw.Related, []string{"c", "a"}) {
 		t.Errorf("related %v, want [c a]", nw.Related)
+	}
+}
+
+// TestEarned checks when an extractor's item may be active from the
+// start: two sessions, or a fix the session saw work; never one
+// session's guess, a held text or one machine's identifiers.
+func TestEarned(t *testing.T) {
+	tests := []struct {
+		name string
+		it   Item
+		want bool
+	}{
+		{"one session", Item{Text: "`go test ./...` runs the tests.", Confidence: 0.9, Evidence: sessions("a")}, false},
+		{"one session twice", Item{Text: "`go test ./...` runs the tests.", Confidence: 0.9, Evidence: sessions("a", "a")}, false},
+		{"two sessions", Item{Text: "`go test ./...` runs the tests.", Confidence: 0.7, Evidence: sessions("a", "b")}, true},
+		{"two sessions, not confident", Item{Text: "x", Confidence: 0.5, Evidence: sessions("a", "b")}, false},
+		{"a verified fix", Item{Text: "`npm ci` fails with `EUSAGE`; `npm ci --legacy-peer-deps` works.", Confidence: 0.7,
+			Tags: []string{"npm", TagVerified}, Evidence: sessions("a")}, true},
+		{"a verified fix, held", Item{Text: "x", Confidence: 0.7, Tags: []string{TagVerified, TagHeld}, Evidence: sessions("a")}, false},
+		{"a verified fix on one machine", Item{Text: "`cat /home/bob/x` fails with `EACCES`; `sudo cat /home/bob/x` works.",
+			Confidence: 0.7, Tags: []string{TagVerified}, Evidence: sessions("a")}, false},
+		{"two sessions, a pull request", Item{Text: "`gh pr view 1576` fails with `HTTP 401`.", Confidence: 0.9,
+			Evidence: sessions("a", "b")}, false},
+	}
+	for _, tt := range tests {
+		if got := Earned(tt.it); got != tt.want {
+			t.Errorf("%s: Earned = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestOneOff(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"`ls /Users/ddaniels/Dropbox/orpheus` fails", true},
+		{"source /home/entity/projects/x/.env", true},
+		{`dir C:\Users\ann\src`, true},
+		{"`app/home/page.tsx` is the landing page.", false},
+		{"`git show 40e2e948` fails", true},
+		{"reset to 5d1e709b4c3a", true},
+		{"`gh run view 27739725653 --repo a/b` fails", true},
+		{"`gh pr checks 1572` fails", true},
+		{"`gh issue view 1263` fails", true},
+		{"see #1510", true},
+		{"`curl` can fail with `HTTP 404`.", false},
+		{"`go test ./...` runs the tests.", false},
+		{"`deadbeef` is a marker, not a commit.", false},
+		{"`node` 20.11.1 is required.", false},
+		{"`npm run build` builds the project.", false},
+	} {
+		if got := OneOff(tt.text); got != tt.want {
+			t.Errorf("OneOff(%q) = %v, want %v", tt.text, got, tt.want)
+		}
 	}
 }

@@ -3,10 +3,9 @@ package harvest
 import (
 	"encoding/json"
 	"path"
+	"reflect"
 	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/internal/shellcmd"
@@ -263,62 +262,87 @@ func editTool(name string) bool {
 		strings.Contains(n, "replace") || strings.Contains(n, "create")
 }
 
-var identPattern = lazyRegexp(`^[\w.-]{3,60}$`)
-
-// searchPattern returns what a search call looked for, when it is a name
-// worth remembering: an identifier searched in files (glob false), or a
-// file name searched by name (glob true).
-func searchPattern(c *call) (pattern string, glob bool) {
+// searchedSymbol returns the symbol a search call looked for, or "": a
+// search in files (grep, rg, git grep, a Grep tool) for one identifier
+// (camelCase, snake_case, pkg.Name), or for its definition ("func
+// Load", "class Config", "def load_config").
+func searchedSymbol(c *call) string {
 	var p string
 	switch n := strings.ToLower(c.name); n {
-	case "grep", "glob", "search_file_content", "glob_search", "file_search", "find_files", "search_files":
+	case "grep", "search_file_content", "grep_search", "search_files", "codebase_search":
 		var in struct {
 			Pattern string `json:"pattern"`
 			Query   string `json:"query"`
 			Regex   string `json:"regex"`
 		}
 		if json.Unmarshal([]byte(c.input), &in) != nil {
-			return "", false
+			return ""
 		}
-		p = firstNonEmpty(in.Pattern, in.Query, in.Regex)
-		glob = strings.Contains(n, "glob") || strings.Contains(n, "find")
+		p = firstNonEmpty(in.Pattern, in.Regex, in.Query)
 	default:
 		words := mainWords(c.cmd)
 		if len(words) < 2 {
-			return "", false
+			return ""
 		}
 		switch path.Base(words[0]) {
 		case "grep", "rg", "ag", "ack", "git":
 			if words[0] == "git" && words[1] != "grep" {
-				return "", false
+				return ""
 			}
-			for _, w := range words[1:] {
+			for i, w := range words[1:] {
+				if w == "-e" && i+2 < len(words) {
+					p = words[i+2]
+					break
+				}
 				if w != "grep" && !strings.HasPrefix(w, "-") {
 					p = w
 					break
 				}
 			}
-		case "find", "fd":
-			glob = true
-			for i, w := range words {
-				if (w == "-name" || w == "-iname") && i+1 < len(words) {
-					p = words[i+1]
-				}
-			}
 		}
 	}
-	if glob {
-		p = path.Base(p)
-		if strings.ContainsAny(p, "*?[{") || !strings.Contains(p, ".") || strings.HasPrefix(p, ".") {
-			return "", false // a file name, not a pattern of many
+	return symbolOf(p)
+}
+
+var (
+	regexEscape = lazyRegexp(`\\\(.*?\\\)|\\[A-Za-z]`)
+	wordToken   = lazyRegexp(`[A-Za-z_][\w.]*`)
+	defKeywords = set(`func type class def interface struct enum trait fn function const var let val fun object
+		record module protocol export public private protected static async pub impl`)
+)
+
+// symbolOf is the one identifier a search pattern names, or "": its
+// regular expression's escapes (\b, \s, \w) and a receiver in escaped
+// brackets (func \(s \*Store\) Load) read as blanks, definition keywords
+// left out. Without a keyword it must read as an identifier
+// (camelCase, snake_case, pkg.Name), not a word.
+func symbolOf(p string) string {
+	if p == "" || len(p) > 120 {
+		return ""
+	}
+	keyword := false
+	var sym string
+	for _, t := range wordToken().FindAllString(regexEscape().ReplaceAllString(p, " "), -1) {
+		t = strings.TrimRight(t, ".")
+		switch {
+		case defKeywords[t]:
+			keyword = true
+		case sym != "":
+			return "" // two names: not one symbol
+		default:
+			sym = t
 		}
-		return p, true
 	}
-	p = strings.Trim(p, `\b^$`)
-	if !identPattern().MatchString(p) || !identifier(p) {
-		return "", false
+	if len(sym) < 3 || len(sym) > 60 || !keyword && !identifier(sym) {
+		return ""
 	}
-	return p, false
+	if i := strings.LastIndexByte(sym, '.'); i >= 0 {
+		sym = sym[i+1:] // pkg.Name is defined as Name
+	}
+	if len(sym) < 3 {
+		return ""
+	}
+	return sym
 }
 
 var camel = lazyRegexp(`[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[a-z]\.[A-Z]`)
@@ -326,6 +350,39 @@ var camel = lazyRegexp(`[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[a-z]\.[A-Z]`)
 // identifier reports whether a search term names one thing in code
 // (camelCase, snake_case, pkg.Name), not a common word.
 func identifier(p string) bool { return camel().MatchString(p) }
+
+// definitionPattern matches a line that defines sym: func sym, func
+// (r *T) sym, type sym, class sym, def sym, interface sym, const sym …,
+// after modifiers (export, pub, async, public static …).
+func definitionPattern(sym string) *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:(?:export|public|private|protected|internal|static|abstract|final|async|default|declare|open|sealed|data|pub(?:\([^)]*\))?|unsafe|extern)\s+)*` +
+		`(?:func(?:\s*\([^)]*\))?|type|class|def|interface|struct|enum|trait|fn|function\*?|const|var|let|val|fun|object|record|protocol|typedef|mixin)\s+` +
+		regexp.QuoteMeta(sym) + `\b`)
+}
+
+var (
+	grepLinePattern = lazyRegexp(`^([^:\s][^:]*\.[\w]{1,8}):(?:\d+:)?(.*)$`)
+	lineNumber      = lazyRegexp(`^\s*\d+(?:\t|→|: |\| )`)
+)
+
+// grepLine splits a line of grep's output, path:line:text or path:text,
+// into the path and the text.
+func grepLine(line string) (file, text string, ok bool) {
+	m := grepLinePattern().FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// stripLineNumber cuts the line number a read tool puts before each line
+// ("    12\t", "    12→").
+func stripLineNumber(line string) string {
+	if loc := lineNumber().FindStringIndex(line); loc != nil {
+		return line[loc[1]:]
+	}
+	return line
+}
 
 func firstNonEmpty(xs ...string) string {
 	for _, x := range xs {
@@ -336,95 +393,58 @@ func firstNonEmpty(xs ...string) string {
 	return ""
 }
 
-var pathLike = lazyRegexp(`^(\.{0,2}/)?[\w.@-]+(/[\w.@-]+)*\.\w{1,8}$|^(\.{0,2}/)?[\w.@-]+(/[\w.@-]+)+$`)
-
-// foundPaths lists the paths in a search's output, one per line, with
-// grep's ":line:" suffixes cut.
-func foundPaths(out string) []string {
-	var paths []string
-	seen := map[string]bool{}
-	for i, line := range strings.Split(out, "\n") {
-		if i > 200 {
-			break
+// searchedName is the file name a search by name looked for (a Glob
+// tool, find -name, fd), or "".
+func searchedName(c *call) string {
+	n := strings.ToLower(c.name)
+	if c.cmd == "" && (strings.Contains(n, "glob") || strings.Contains(n, "find")) {
+		var in struct {
+			Pattern string `json:"pattern"`
+			Query   string `json:"query"`
 		}
-		line = strings.TrimSpace(line)
-		if j := strings.IndexByte(line, ':'); j > 0 {
-			line = line[:j]
+		if json.Unmarshal([]byte(c.input), &in) != nil {
+			return ""
 		}
-		if pathLike().MatchString(line) && !seen[line] {
-			seen[line] = true
-			paths = append(paths, line)
-		}
+		return firstNonEmpty(in.Pattern, in.Query)
 	}
-	return paths
+	words := mainWords(c.cmd)
+	if len(words) < 2 {
+		return ""
+	}
+	switch path.Base(words[0]) {
+	case "find":
+		for i, w := range words {
+			if (w == "-name" || w == "-iname") && i+1 < len(words) {
+				return words[i+1]
+			}
+		}
+	case "fd":
+		return words[len(words)-1]
+	}
+	return ""
 }
 
-var offer = lazyRegexp(`(?i)\b(would you|do you|shall i|should i|want me|can i|may i|let me know|anything else|you like|you want|you prefer|like me to|or should|ready to)\b`)
-
-// questionSentences returns the questions in text that ask about the
-// project, not offers to the user ("Would you like me to commit?").
-func questionSentences(text string) []string {
-	var qs []string
-	for _, q := range sentences(text) {
-		if !strings.HasSuffix(q, "?") {
-			continue
-		}
-		q = strings.TrimSpace(strings.TrimLeft(q, "-*#> \t"))
-		if len(q) < 15 || len(q) > 250 || offer().MatchString(q) || strings.ContainsAny(q, "`{}") {
-			continue
-		}
-		qs = append(qs, q)
-	}
-	return qs
-}
-
-// sentences cuts text into sentences: at a line break, after a question
-// or exclamation mark followed by a blank, and after a full stop followed
-// by a blank and a capital, a digit, a quote or a bracket, or by nothing.
-// The dots of setup.py, v2.31.0, e.g. and addresses end nothing.
-func sentences(text string) []string {
-	var out []string
-	start := 0
-	cut := func(end int) {
-		if s := strings.TrimSpace(text[start:end]); s != "" {
-			out = append(out, s)
-		}
-		start = end
-	}
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; c {
-		case '\n':
-			cut(i + 1)
-		case '?', '!', '.':
-			j := i + 1
-			for j < len(text) && (text[j] == '?' || text[j] == '!' || text[j] == '.' || text[j] == ')' || text[j] == '"' || text[j] == '\'') {
-				j++ // "?!", "...", a closing bracket or quote
-			}
-			if j < len(text) && text[j] != ' ' && text[j] != '\t' && text[j] != '\n' {
-				i = j - 1
-				continue
-			}
-			if c == '.' && !sentenceStarts(text[j:]) {
-				i = j - 1
-				continue
-			}
-			cut(j)
-			i = j - 1
-		}
-	}
-	cut(len(text))
-	return out
-}
-
-// sentenceStarts reports whether rest, after the blanks that start it,
-// begins a sentence or ends the text.
-func sentenceStarts(rest string) bool {
-	rest = strings.TrimLeft(rest, " \t")
-	if rest == "" || rest[0] == '\n' {
+// readTool reports whether a tool reads a file.
+func readTool(name string) bool {
+	switch strings.ToLower(name) {
+	case "read", "read_file", "view", "view_file", "readfile", "open_file", "cat":
 		return true
 	}
-	r, _ := utf8.DecodeRuneInString(rest)
-	return unicode.IsUpper(r) || unicode.IsDigit(r) || strings.ContainsRune("\"'`([*-#>", r)
+	return false
+}
+
+// readPath is the file a read tool's input names.
+func readPath(input string) string {
+	var in struct {
+		FilePath string `json:"file_path"`
+		Path     string `json:"path"`
+		File     string `json:"file"`
+		Absolute string `json:"absolute_path"`
+	}
+	if json.Unmarshal([]byte(input), &in) != nil {
+		return ""
+	}
+	return firstNonEmpty(in.FilePath, in.Path, in.File, in.Absolute)
 }
 
 // quoteCode shows s as code in an item's text.
@@ -461,3 +481,82 @@ func firstLine(s string) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// sameCall reports whether two tool calls' inputs are the same call: the
+// same command and the same parameters (a timeout, a working folder),
+// byte for byte, leaving out only the description an agent writes for
+// its user.
+func sameCall(a, b string) bool {
+	if a == b {
+		return true
+	}
+	var x, y map[string]any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	delete(x, "description")
+	delete(y, "description")
+	return reflect.DeepEqual(x, y)
+}
+
+var plainWord = lazyRegexp(`^[a-z][a-z0-9-]*$`)
+
+// subcommand is the word after the program of the command that matters
+// in cmd, when it reads as a subcommand (bd unlink, workmux send), or "".
+// A fix must be the same program and subcommand as the failure: another
+// subcommand that works (bd dep remove for bd unlink) is a different
+// thing done.
+func subcommand(cmd string) string {
+	words := mainWords(cmd)
+	if launched, ok := shellcmd.Launched(words); ok {
+		words = shellcmd.Unwrap(launched)
+	}
+	if len(words) < 2 || !plainWord().MatchString(words[1]) {
+		return ""
+	}
+	return words[1]
+}
+
+// helpOnly reports whether a command only prints its usage: it fixes
+// nothing.
+func helpOnly(cmd string) bool {
+	for _, w := range mainWords(cmd)[1:] {
+		if w == "--help" || w == "-h" || w == "help" || w == "-help" {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	destructivePattern = lazyRegexp(`\brm\s+(-\w*[rR]\w*f|-\w*f\w*[rR]|-[rR]\s+-f|-f\s+-[rR]|--recursive)|\bgit\s+(stash\s+(drop|clear)|checkout\s+(-f\b|--\s|\.(\s|$))|reset\s+--hard|clean\s+-\w*[fdx]|push\s+.*(--force\b|-f\b|--force-with-lease)|branch\s+-D|restore\s)|\bdrop\s+(table|database|schema)\b|\btruncate\s+table\b`)
+	writesPattern      = lazyRegexp(`(^|[^0-9&>=-])>{1,2}\s*[^&\s/]|>{1,2}\s*/(?:[^d]|d[^e]|de[^v])|\bsed\s+(-\w+\s+)*-i|\bperl\s+-\w*i|\btee\b|--write\b|--fix\b|\bgofmt\s+(-\w+\s+)*-w\b|\bgoimports\s+.*-w\b|\bgit\s+(apply|am|restore|reset|stash|merge|rebase|cherry-pick|revert|pull)\b|\bgit\s+(checkout|switch)\s+([^-\s]|--\s)|\bpatch\b|\bcp\b|\bmv\b|\btouch\b|\bmkdir\b|\brm\b|\bln\b|\btruncate\b|\bdd\b`)
+)
+
+// destructive reports whether a command throws work away (rm -rf, git
+// reset --hard, git stash drop, git checkout --, git clean, push
+// --force): never a fix to teach.
+func destructive(cmd string) bool { return destructivePattern().MatchString(cmd) }
+
+// writes reports whether a command writes or removes files: a
+// redirection into a file, sed -i, a formatter's --write or --fix, a
+// patch, a copy, git moving the work tree.
+func writes(cmd string) bool { return writesPattern().MatchString(cmd) }
+
+// cascade reports whether an error is only the echo of another call's
+// failure (Claude Code cancels the parallel calls of a failed one): it
+// says nothing about the tool.
+func cascade(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range []string{"sibling tool call errored", "cancelled because another", "canceled because another",
+		"cancelled due to", "canceled due to", "parallel tool call", "was cancelled because", "was canceled because"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sourcePosition matches an error that points at a line of code
+// (main.go:12, fetch_result.dart:6:6, "File x.py", line 3).
+var sourcePosition = lazyRegexp(`\.[A-Za-z]{1,6}:\d+\b|\.[A-Za-z]{1,6}", line \d+|\.[A-Za-z]{1,6}\(\d+,\d+\)`)

@@ -611,6 +611,11 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
 				it.Tags = append(slices.Clip(it.Tags), lore.TagHeld)
 			}
 		}
+		if !lore.Earned(it) {
+			// One session's finding waits for a second session, unless
+			// the session showed it true (lore.Earned).
+			it.Status = lore.StatusCandidate
+		}
 		if it.Agent == "" && it.Category == lore.CategoryToolQuirk {
 			it.Agent = s.Agent
 		}

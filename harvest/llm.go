@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -397,9 +398,11 @@ func (a answer) item(s *lore.Session, ch chunk, from *origins) (lore.Item, bool)
 		return lore.Item{}, false
 	}
 	held := false
+	person := false
 	if q := quoteWords(jsonText(a.field("quote", "quoted", "source_text", "excerpt"))); q != nil {
 		if at, ok := from.quoted(q, ch.first, ch.last); ok {
 			pos = at
+			person = typedByUser(s, at)
 		} else {
 			held = lore.Order(text)
 		}
@@ -410,6 +413,12 @@ func (a answer) item(s *lore.Session, ch chunk, from *origins) (lore.Item, bool)
 		Confidence: answerConfidence(a.field("confidence")),
 		Tags:       answerTags(a.field("tags")),
 		Evidence:   []lore.Evidence{{Session: s.ID, Position: pos}},
+	}
+	// A model does not vouch for an item: the words of the user it
+	// quotes do (lore.Earned).
+	it.Tags = slices.DeleteFunc(it.Tags, func(t string) bool { return strings.EqualFold(t, lore.TagVerified) })
+	if person && !held {
+		it.Tags = append(it.Tags, lore.TagVerified)
 	}
 	if held {
 		it.MarkHeld()
@@ -770,4 +779,15 @@ func dropTrailingCommas(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// typedByUser reports whether the message at position pos is one the user
+// typed: not a tool's result, not a sub-agent's.
+func typedByUser(s *lore.Session, pos int) bool {
+	i := slices.IndexFunc(s.Messages, func(m lore.Message) bool { return m.Index == pos })
+	if i < 0 {
+		return false
+	}
+	m := s.Messages[i]
+	return m.Role == lore.RoleUser && len(m.ToolResults) == 0 && !m.Sidechain
 }

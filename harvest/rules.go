@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"path"
@@ -20,7 +21,7 @@ import (
 const (
 	confPrinted = 0.9 // a version the tool printed
 	confShown   = 0.7 // a command that worked, a path found and used, a failure and its fix
-	confLikely  = 0.5 // a fix that came later, a flaky command, a quirk seen once, a question
+	confLikely  = 0.5 // a fix that came later, a flaky command, a quirk seen once
 
 	maxItemText  = 300
 	maxCommand   = 100
@@ -34,23 +35,28 @@ const (
 // Rules is the offline extractor: it keeps only what a transcript shows
 // for certain.
 //
-//   - pitfall: a tool call failed, and a later call at the same thing
-//     (the same program and subcommand) worked: written differently,
-//     after a command that changed something, or unchanged (flaky).
+//   - pitfall: a command failed, and a later call of the same program and
+//     subcommand worked, with no file edited or written in between:
+//     written differently, after a setup command, or unchanged byte for
+//     byte (flaky). Never a help, writing or destructive command as the
+//     fix, never an error at a line of the project's code.
 //   - tool-quirk: an error of the agent's own tool protocol ("File has not
 //     been read yet"), or of a command-line tool that is not a failing
-//     build or test, as a candidate; the store makes it active when a
-//     second session meets the same error.
-//   - fact: a build or test command that worked in a repo, a path a search
-//     found and the session then used, a version a tool printed.
+//     build or test; never a cascade or a tool's own order.
+//   - fact: the command that built, tested or checked the project, one per
+//     purpose; where a symbol the session searched for is defined, when it
+//     saw the definition; where a file is that it first looked for
+//     elsewhere; a version a tool printed.
 //   - pattern: a setup command that worked before a build or test command
-//     that worked; a candidate until another session does the same.
-//   - question: what the agent asked at the end when nobody answered.
+//     that worked.
 //
-// Items below the boot threshold (0.7) are candidates. An item is global
-// only when nothing in it belongs to one repository (no path, no file, no
-// host, not the repository's name); everything else is scoped to the
-// session's repository.
+// The agent's last questions are not kept: the rules cannot tell them
+// from offers, table rows or code. Harvest stores what one session found
+// as a candidate (lore.Earned) unless its fix was seen to work right
+// after the failure (tagged lore.TagVerified); a second session makes it
+// active. An item is global only when nothing in it belongs to one
+// repository (no path, no file, no host, not the repository's name);
+// everything else is scoped to the session's repository.
 type Rules struct{}
 
 // Name is "rules".
@@ -78,10 +84,10 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.pitfalls()
 	r.quirks()
 	r.commandFacts()
-	r.pathFacts()
+	r.definitionFacts()
+	r.movedFiles()
 	r.versions()
 	r.patterns()
-	r.questions()
 	return Found{Items: r.items}, ctx.Err()
 }
 
@@ -150,40 +156,64 @@ func (r *ruleRun) add(it lore.Item, pos int) bool {
 	return true
 }
 
-// pitfalls: a failure, and the later success at the same thing.
+// pitfalls: a failure, and the later success at the same thing: the same
+// program and subcommand, each one command (not a chain or a pipeline),
+// with no file edited or written in between (else the edit was the fix,
+// and the session's bug is no knowledge), for an error that does not
+// point at a line of the project's code. A success
+// that is only help (--help), or that writes files itself (--write,
+// --fix), or destroys work (rm -rf, reset --hard, stash drop) teaches no
+// fix. A fix is verified, and may be active from this one session, when
+// the success came right after the failure: nothing but looking around
+// in between.
 func (r *ruleRun) pitfalls() {
 	n := 0
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.key == "" || n >= perRule ||
-			exploring(f.key) || f.err.Class == errsig.ClassSandbox {
-			continue
+			exploring(f.key) || f.err.Class == errsig.ClassSandbox || cascade(f.err.Line) || destructive(f.cmd) ||
+			!simple(f.cmd) || sourcePosition().MatchString(f.err.Line) {
+			continue // a chain's failure is not its last command's; an error at a line of code is the code's
 		}
 		j := r.nextSuccess(i, f.key)
 		if j < 0 {
 			continue
 		}
 		s := r.calls[j]
+		if !simple(s.cmd) || subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || destructive(s.cmd) || writes(s.cmd) ||
+			r.writtenBetween(i, j) {
+			continue
+		}
 		failed, worked := quoteCode(clip(normCommand(f.cmd), maxCommand)), quoteCode(clip(normCommand(s.cmd), maxCommand))
 		errText := quoteCode(clip(strings.TrimSuffix(f.err.Line, "."), maxErrorLine))
 		var text string
 		conf := confShown
-		switch fix := r.fixBetween(i, j); {
-		case normCommand(s.cmd) != normCommand(f.cmd):
+		verified := r.quietBetween(i, j)
+		fix := r.fixBetween(i, j)
+		switch same := sameCall(f.input, s.input); {
+		case same && fix != nil:
+			if destructive(fix.cmd) {
+				continue
+			}
+			text = fmt.Sprintf("%s fails with %s until %s is run.", failed, errText, quoteCode(clip(normCommand(fix.cmd), maxCommand)))
+			conf, verified = confLikely, false
+		case same && verified:
+			// The same call, parameters and all: nothing but time changed.
+			text = fmt.Sprintf("%s can fail with %s and pass when run again unchanged (flaky).", failed, errText)
+			conf, verified = confLikely, false
+		case same, normCommand(s.cmd) == normCommand(f.cmd):
+			continue // the code was the fix, or what changed (quoting, a pipe, a parameter) the item cannot show
+		default:
 			if dryRun(s.cmd) || buildOrTest(f.key) && (selective(s.cmd) || selective(f.cmd)) {
 				continue // another subset of the tests passing fixes nothing
 			}
 			text = fmt.Sprintf("%s fails with %s; %s works.", failed, errText, worked)
-		case fix != nil:
-			text = fmt.Sprintf("%s fails with %s until %s is run.", failed, errText, quoteCode(clip(normCommand(fix.cmd), maxCommand)))
-			conf = confLikely
-		case r.quietBetween(i, j):
-			text = fmt.Sprintf("%s can fail with %s and pass when run again unchanged (flaky).", failed, errText)
-			conf = confLikely
-		default:
-			continue // fixed by changing code: this session's bug, not knowledge
+		}
+		tags := []string{program(f.key)}
+		if verified {
+			tags = append(tags, lore.TagVerified)
 		}
 		if r.add(lore.Item{Text: text, Category: lore.CategoryPitfall, Confidence: conf, Signature: f.err.Signature,
-			Tags: []string{program(f.key)}}, s.pos) {
+			Tags: tags}, s.pos) {
 			n++
 		}
 	}
@@ -213,15 +243,29 @@ func (r *ruleRun) fixBetween(i, j int) *call {
 }
 
 // quietBetween reports whether nothing between calls i and j changed
-// anything: no edit, no command other than a look around.
+// anything: no edit, no command other than a look around or another try
+// at the same thing.
 func (r *ruleRun) quietBetween(i, j int) bool {
 	for k := i + 1; k < j; k++ {
 		c := r.calls[k]
-		if c.cmd == "" && editTool(c.name) || c.cmd != "" && !exploring(c.key) {
+		if c.cmd == "" && editTool(c.name) || c.cmd != "" && !exploring(c.key) && c.key != r.calls[i].key {
 			return false
 		}
 	}
 	return true
+}
+
+// writtenBetween reports whether a call between calls i and j edited or
+// wrote a file: an edit tool, or a command that writes (a redirection,
+// sed -i, a formatter's --write, a patch).
+func (r *ruleRun) writtenBetween(i, j int) bool {
+	for k := i + 1; k < j; k++ {
+		c := r.calls[k]
+		if c.cmd == "" && editTool(c.name) || c.cmd != "" && writes(c.cmd) {
+			return true
+		}
+	}
+	return false
 }
 
 // quirks: protocol errors of the agent's tools, and errors of command-line
@@ -230,8 +274,11 @@ func (r *ruleRun) quietBetween(i, j int) bool {
 func (r *ruleRun) quirks() {
 	n := 0
 	for _, c := range r.calls {
-		if !c.failed || n >= perRule || c.err.Signature == "" {
+		if !c.failed || n >= perRule || c.err.Signature == "" || cascade(c.err.Line) {
 			continue
+		}
+		if c.err.Kind != errsig.Protocol && lore.Order(c.err.Line) {
+			continue // a tool's own order to its reader ("Do NOT retry"), not a quirk
 		}
 		var it lore.Item
 		switch {
@@ -281,14 +328,26 @@ func missingFile(line string) bool {
 		strings.Contains(l, "not found") && !strings.Contains(l, "string to replace")
 }
 
-// commandFacts: build and test commands that worked, once per command.
+// commandFacts: the command that built, tested or checked the project,
+// one for each of these purposes: the one that worked most often in the
+// session. Only a whole command does: not one chained after others, not
+// a part of the project (one package, a file list), not a version or
+// help query.
 func (r *ruleRun) commandFacts() {
 	if r.s.Repo == "" {
 		return
 	}
-	n := 0
+	type tally struct {
+		c    *call
+		n    int
+		norm string
+	}
+	best := map[string]*tally{}
+	count := map[string]int{}
+	var order []string
 	for _, c := range r.calls {
-		if !c.ok() || !buildOrTest(c.key) || selective(c.cmd) || dryRun(c.cmd) || n >= perRule {
+		if !c.ok() || !buildOrTest(c.key) || selective(c.cmd) || dryRun(c.cmd) || versionCommand(c.cmd) ||
+			helpOnly(c.cmd) || !simple(c.cmd) {
 			continue
 		}
 		verb := "builds the project"
@@ -298,58 +357,199 @@ func (r *ruleRun) commandFacts() {
 		case checkCommand(c.key):
 			verb = "checks the code"
 		}
+		norm := normCommand(c.cmd)
+		if dir := r.ranIn(c); dir != "" {
+			norm += "` in `" + dir // shown as: `npm run build` in `web/frontend`
+		}
+		count[norm]++
+		switch b := best[verb]; {
+		case b == nil:
+			best[verb] = &tally{c, count[norm], norm}
+			order = append(order, verb)
+		case count[norm] > b.n && b.norm != norm:
+			best[verb] = &tally{c, count[norm], norm}
+		case b.norm == norm:
+			b.n = count[norm]
+		}
+	}
+	for _, verb := range order {
+		c := best[verb].c
 		text := fmt.Sprintf("%s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), verb)
+		if dir := r.ranIn(c); dir != "" {
+			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), quoteCode(dir), verb)
+		}
+		r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown,
+			Tags: []string{program(c.key)}}, c.pos)
+	}
+}
+
+// ranIn is the folder of the project a command ran in, relative to the
+// session's: where its chain's last cd went, or the folder its tool was
+// given (workdir); "" for the session's folder or one outside it.
+func (r *ruleRun) ranIn(c *call) string {
+	dir := ""
+	var in struct {
+		Workdir string `json:"workdir"`
+		Cwd     string `json:"cwd"`
+		Dir     string `json:"dir"`
+	}
+	if json.Unmarshal([]byte(c.input), &in) == nil {
+		dir = firstNonEmpty(in.Workdir, in.Cwd, in.Dir)
+	}
+	for _, sc := range shellcmd.Split(c.cmd) {
+		if len(sc.Words) == 2 && sc.Words[0] == "cd" {
+			if d := sc.Words[1]; strings.HasPrefix(d, "/") || dir == "" {
+				dir = d
+			} else {
+				dir = path.Join(dir, d)
+			}
+		}
+	}
+	if dir == "" {
+		return ""
+	}
+	if !strings.HasPrefix(dir, "/") {
+		dir = path.Join(r.s.Cwd, dir)
+	}
+	rel := r.relative(path.Clean(dir))
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "..") || r.s.Cwd == "" {
+		return ""
+	}
+	return rel
+}
+
+// simple reports whether a command is one command: in a chain, the
+// others only set the shell up (cd, export, echo), and nothing is piped
+// into it, whatever comes after (| tail -20, 2>&1).
+func simple(cmd string) bool {
+	n := 0
+	for _, c := range shellcmd.Split(cmd) {
+		if words := shellcmd.Unwrap(c.Words); len(words) > 0 && !c.Piped && !shellcmd.Incidental(path.Base(words[0])) {
+			n++
+		}
+	}
+	return n == 1 && !strings.Contains(normCommand(cmd), "|")
+}
+
+// definitionFacts: where a symbol the session searched for is defined,
+// when the session saw its definition (func X, type X, class X, def X,
+// interface X, const X …) in output it read: the search's own lines, or
+// a file it then read. One place per symbol; a later sighting of the
+// symbol elsewhere supersedes it in the store (its signature).
+func (r *ruleRun) definitionFacts() {
+	if r.s.Repo == "" {
+		return
+	}
+	n := 0
+	done := map[string]bool{}
+	for i, c := range r.calls {
+		if !c.ok() || n >= perRule {
+			continue
+		}
+		sym := searchedSymbol(c)
+		if sym == "" || done[sym] {
+			continue
+		}
+		file := r.definedIn(i, sym)
+		if file == "" {
+			continue
+		}
+		rel := r.relative(file)
+		if rel == "" || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "~") || rel == sym {
+			continue
+		}
+		done[sym] = true
+		text := fmt.Sprintf("%s is defined in %s.", quoteCode(sym), quoteCode(rel))
 		if r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown,
-			Tags: []string{program(c.key)}}, c.pos) {
+			Signature: lore.DefinitionSignature(sym)}, c.pos) {
 			n++
 		}
 	}
 }
 
-// pathFacts: a search that found a file the session then used.
-func (r *ruleRun) pathFacts() {
+// movedFiles: a file the session failed to read where it expected it,
+// then searched for by name and read where the search found it. The next
+// session is likely to expect it in the same wrong place.
+func (r *ruleRun) movedFiles() {
 	if r.s.Repo == "" {
 		return
 	}
 	n := 0
 	for i, c := range r.calls {
-		if !c.ok() || n >= perRule {
+		if n >= perRule || !c.done || !c.erred || c.cmd != "" || !readTool(c.name) {
 			continue
 		}
-		pattern, glob := searchPattern(c)
-		if pattern == "" {
+		wrong := readPath(c.input)
+		name := path.Base(wrong)
+		if wrong == "" || !strings.Contains(name, ".") {
 			continue
 		}
-		for _, p := range r.usedLater(i, foundPaths(c.output)) {
-			rel := r.relative(p)
-			if rel == "" || strings.HasPrefix(rel, "/") || glob && path.Base(rel) != pattern {
-				continue
-			}
-			text := fmt.Sprintf("%s is in %s.", quoteCode(pattern), quoteCode(rel))
-			if r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown}, c.pos) {
-				n++
-			}
-			break
+		right := r.foundAndRead(i, name, wrong)
+		relRight, relWrong := r.relative(right), r.relative(wrong)
+		if right == "" || strings.HasPrefix(relRight, "/") || strings.HasPrefix(relWrong, "/") {
+			continue
+		}
+		text := fmt.Sprintf("%s is in %s, not in %s.", quoteCode(name), quoteCode(relRight), quoteCode(relWrong))
+		if r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown,
+			Signature: lore.DefinitionSignature(name)}, c.pos) {
+			n++
 		}
 	}
 }
 
-// usedLater returns the paths among found that a later call read or
-// edited.
-func (r *ruleRun) usedLater(i int, found []string) []string {
-	if len(found) == 0 || len(found) > 50 {
-		return nil // a broad search says nothing about one file
-	}
-	var used []string
-	for _, p := range found {
-		for _, c := range r.calls[i+1:] {
-			if c.ok() && c.cmd == "" && strings.Contains(c.input, p) {
-				used = append(used, p)
-				break
+// foundAndRead is the path of a file named name, other than wrong, that
+// a search by name after call i found and a later call read; or "".
+func (r *ruleRun) foundAndRead(i int, name, wrong string) string {
+	end := min(len(r.calls), i+1+readWindow)
+	for k := i + 1; k < end; k++ {
+		c := r.calls[k]
+		if !c.ok() || path.Base(searchedName(c)) != name {
+			continue
+		}
+		for _, w := range strings.Fields(c.output) {
+			w = strings.Trim(w, `"',[]`)
+			if path.Base(w) != name || w == wrong || !strings.Contains(w, "/") {
+				continue
+			}
+			for _, rd := range r.calls[k+1 : end] {
+				if rd.ok() && readTool(rd.name) && readPath(rd.input) == w {
+					return w
+				}
 			}
 		}
 	}
-	return used
+	return ""
+}
+
+// readWindow is how many calls after a search a read of the file it
+// found still counts.
+const readWindow = 30
+
+// definedIn is the file whose definition of sym the session saw: in the
+// lines of search i (path:line:text), or in a file a later call read; ""
+// when it saw none.
+func (r *ruleRun) definedIn(i int, sym string) string {
+	def := definitionPattern(sym)
+	for _, line := range strings.Split(r.calls[i].output, "\n") {
+		if p, text, ok := grepLine(line); ok && def.MatchString(text) {
+			return p
+		}
+	}
+	for _, c := range r.calls[i+1 : min(len(r.calls), i+1+readWindow)] {
+		if !c.ok() || c.cmd != "" || !readTool(c.name) {
+			continue
+		}
+		p := readPath(c.input)
+		if p == "" {
+			continue
+		}
+		for _, line := range strings.Split(c.output, "\n") {
+			if def.MatchString(stripLineNumber(line)) {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // relative makes an absolute path relative to the session's folder.
@@ -411,28 +611,6 @@ func (r *ruleRun) patterns() {
 			}
 			break
 		}
-	}
-}
-
-// questions: the questions in the agent's last words, when no user turn
-// came after them.
-func (r *ruleRun) questions() {
-	msgs := r.s.Messages
-	for k := len(msgs) - 1; k >= 0; k-- {
-		m := msgs[k]
-		if m.Sidechain || m.Role == lore.RoleTool {
-			continue
-		}
-		if m.Role != lore.RoleAssistant || strings.TrimSpace(m.Text) == "" {
-			return
-		}
-		n := 0
-		for _, q := range questionSentences(m.Text) {
-			if n < 2 && r.add(lore.Item{Text: q, Category: lore.CategoryQuestion, Repo: r.s.Repo, Confidence: confLikely}, m.Index) {
-				n++
-			}
-		}
-		return
 	}
 }
 

@@ -46,7 +46,9 @@ func sessionOne() []turn {
 			"The file has been updated.", false),
 		bash("go build ./...", "", false),
 		toolCall("Grep", map[string]any{"pattern": "loadConfig", "path": cwd}, cwd+"/config/load.go\n"+cwd+"/config/load_test.go", false),
-		toolCall("Read", map[string]any{"file_path": cwd + "/config/load.go"}, "     1\tpackage config\n", false),
+		toolCall("Read", map[string]any{"file_path": cwd + "/config/load.go"}, "     1\tpackage config\n     2\t\n     3\tfunc loadConfig(path string) (*Config, error) {\n", false),
+		toolCall("Grep", map[string]any{"pattern": "retryBudget", "path": cwd}, cwd+"/retry/retry.go", false),
+		toolCall("Read", map[string]any{"file_path": cwd + "/retry/retry.go"}, "     1\tpackage retry\n     2\tvar b = retryBudget(3)\n", false),
 		toolCall("Grep", map[string]any{"pattern": "err"}, manyPaths(80), false),
 		bash("go generate ./...", "", false),
 		bash("go test ./...", "ok  \tgithub.com/acme/api/retry\t0.030s", false),
@@ -116,8 +118,11 @@ func TestRulesGolden(t *testing.T) {
 			if status == "" {
 				status = lore.StatusActive
 			}
-			fmt.Fprintf(&b, "%s\trepo=%s agent=%s conf=%.1f %s at=%d\n\t%s\n", it.Category, it.Repo, it.Agent,
-				it.Confidence, status, it.Evidence[0].Position, it.Text)
+			if !lore.Earned(it) {
+				status = lore.StatusCandidate // as harvest stores it
+			}
+			fmt.Fprintf(&b, "%s\trepo=%s agent=%s conf=%.1f %s at=%d tags=%s\n\t%s\n", it.Category, it.Repo, it.Agent,
+				it.Confidence, status, it.Evidence[0].Position, strings.Join(it.Tags, ","), it.Text)
 			if it.Signature != "" {
 				fmt.Fprintf(&b, "\tsignature: %s\n", it.Signature)
 			}
@@ -154,7 +159,7 @@ func TestRulesRefuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, it := range found.Items {
-		for _, bad := range []string{"undefined: strings", "`err`", "Would you like", "pkg7/x.go"} {
+		for _, bad := range []string{"undefined: strings", "`err`", "Would you like", "pkg7/x.go", "retryBudget", "Postgres"} {
 			if strings.Contains(it.Text, bad) {
 				t.Errorf("kept %q (holds %q)", it.Text, bad)
 			}
@@ -198,26 +203,6 @@ func TestRulesCorpus(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("nothing harvested from the real corpus")
-	}
-}
-
-func TestQuestionSentences(t *testing.T) {
-	for _, tt := range []struct{ text, want string }{
-		{"The tests pass with the new client. Should we pin requests to v2.31.0 in setup.py or keep the range? Is the e.g. staging config still used by anyone?",
-			"Should we pin requests to v2.31.0 in setup.py or keep the range?|Is the e.g. staging config still used by anyone?"},
-		{"Does ops@acme.dev still own the staging.acme.dev certificate?", "Does ops@acme.dev still own the staging.acme.dev certificate?"},
-		{"Done. Which Postgres version does the staging database run? Would you like me to open the pull request?",
-			"Which Postgres version does the staging database run?"},
-		{"I bumped it to 1.2. Is 1.2.3 the version CI pins, i.e. the one in go.mod?", "Is 1.2.3 the version CI pins, i.e. the one in go.mod?"},
-		{"- Is the cache in ~/.cache/acme shared between runs?\n- Does the migration need a lock?",
-			"Is the cache in ~/.cache/acme shared between runs?|Does the migration need a lock?"},
-		{"It failed!? Why does the seed script need Python 3.12?", "Why does the seed script need Python 3.12?"},
-		{"Nothing to ask here.", ""},
-	} {
-		got := strings.Join(questionSentences(tt.text), "|")
-		if got != tt.want {
-			t.Errorf("questionSentences(%q)\n got %q\nwant %q", tt.text, got, tt.want)
-		}
 	}
 }
 

@@ -191,9 +191,9 @@ func TestRunRedacts(t *testing.T) {
 	if sum.ItemsNew == 0 {
 		t.Fatalf("nothing harvested from the secrets session: %+v", sum)
 	}
-	if sum.Redactions == 0 {
-		t.Errorf("no redactions counted: %+v", sum)
-	}
+	// The rules redact what they quote as they quote it (clip), so no
+	// redaction is left for harvest to count; the model's are counted in
+	// TestRunRedactsBothExtractors.
 	assertNoSecrets(t, st, storeDir)
 }
 
@@ -289,7 +289,7 @@ func TestRunRedactsBothExtractors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum.ItemsNew == 0 || sum.Redactions == 0 {
+		if sum.ItemsNew == 0 || sum.Redactions == 0 && ex.Name() != "rules" {
 			t.Errorf("%s: %d items, %d redactions; want both", ex.Name(), sum.ItemsNew, sum.Redactions)
 		}
 	}
@@ -396,9 +396,11 @@ func TestRunInstructionsNeverActive(t *testing.T) {
 			t.Errorf("injection stored %s at %.1f, tags %v: %q", it.Status, it.Confidence, it.Tags, s)
 		}
 	}
+	// One session's knowledge waits as a candidate for a second session
+	// (lore.Earned), but is not held: a second session makes it active.
 	for _, s := range projectKnowledge {
-		if it, ok := stored[s]; !ok || it.Status != lore.StatusActive || it.Confidence != 0.9 {
-			t.Errorf("knowledge %q stored as %+v; want active at 0.9", s, it)
+		if it, ok := stored[s]; !ok || it.Status != lore.StatusCandidate || it.Confidence != 0.9 || slices.Contains(it.Tags, lore.TagHeld) {
+			t.Errorf("knowledge %q stored as %+v; want a candidate at 0.9, not held", s, it)
 		}
 	}
 	if it := stored[fromPage]; it.Status != lore.StatusCandidate || !slices.Contains(it.Tags, lore.TagHeld) {

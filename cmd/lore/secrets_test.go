@@ -353,14 +353,15 @@ func checkPlanted(t *testing.T, secrets []planted) {
 	var items []struct{ ID string }
 	r := lore("export", "export", filepath.Join(home, "exported"), "--json")
 	for _, q := range []string{"deploy", "credentials", "make", "staging"} {
-		r = lore("search", "search", q, "--json")
+		// Any status: one session's items wait as candidates (lore.Earned).
+		r = lore("search", "search", q, "--json", "--status", "any")
 		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 			var hit struct{ ID string }
 			if json.Unmarshal([]byte(l), &hit) == nil && hit.ID != "" {
 				items = append(items, hit)
 			}
 		}
-		lore("search", "search", q)
+		lore("search", "search", q, "--status", "any")
 	}
 	if len(items) == 0 {
 		t.Fatal("nothing harvested: the test plants nothing the store keeps")

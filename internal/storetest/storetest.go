@@ -580,6 +580,13 @@ func testSignatureSupersedes(e *env) {
 	if got := e.get(f1.ID); got.Status != lore.StatusActive {
 		e.t.Errorf("a fact with a signature was superseded")
 	}
+	// A symbol's newer place supersedes its older one, in one repository.
+	def := lore.DefinitionSignature("loadConfig")
+	d1 := e.add(lore.Item{Text: "`loadConfig` is defined in `config/load.go`.", Category: lore.CategoryFact, Repo: "acme/api", Signature: def})[0]
+	d2 := e.add(lore.Item{Text: "`loadConfig` is defined in `internal/config/load.go`.", Category: lore.CategoryFact, Repo: "acme/api", Signature: def})[0]
+	if got := e.get(d1.ID); got.Status != lore.StatusSuperseded || !slices.Equal(d2.Superseded, []string{d1.ID}) {
+		e.t.Errorf("a symbol's older place: status %s, superseded %v; want superseded by %s", got.Status, d2.Superseded, d2.ID)
+	}
 }
 
 func testRetireDelete(e *env) {
