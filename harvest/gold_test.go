@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,6 +154,8 @@ func TestGoldRecall(t *testing.T) {
 	}
 
 	var entries, caught, caughtActive, items, extra int
+	type tally struct{ entries, caught, active int }
+	byCategory := map[string]*tally{}
 	for _, g := range gs {
 		id, ok := ids[g.File]
 		if !ok {
@@ -171,13 +174,21 @@ func TestGoldRecall(t *testing.T) {
 					t.Logf("  caught %s #%d %s by %s %s: %s", g.File, e.Position, e.Category, it.Status, it.Category, it.Text)
 				}
 			}
+			tc := byCategory[e.Category]
+			if tc == nil {
+				tc = &tally{}
+				byCategory[e.Category] = tc
+			}
+			tc.entries++
 			if hit {
 				c++
+				tc.caught++
 			} else {
 				t.Logf("  missed %s #%d %s: %s", g.File, e.Position, e.Category, e.Text)
 			}
 			if hitActive {
 				ca++
+				tc.active++
 			}
 		}
 		for i, it := range its {
@@ -188,6 +199,10 @@ func TestGoldRecall(t *testing.T) {
 		}
 		t.Logf("%s (%s, %s): caught %d/%d, by active items %d; %d items", g.File, g.Agent, g.Repo, c, len(g.Entries), ca, len(its))
 		entries, caught, caughtActive, items = entries+len(g.Entries), caught+c, caughtActive+ca, items+len(its)
+	}
+	for _, cat := range slices.Sorted(maps.Keys(byCategory)) {
+		tc := byCategory[cat]
+		t.Logf("%s: %d/%d caught, by active items %d", cat, tc.caught, tc.entries, tc.active)
 	}
 	recall := float64(caught) / float64(max(entries, 1))
 	active := float64(caughtActive) / float64(max(entries, 1))
