@@ -88,6 +88,7 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.movedFiles()
 	r.versions()
 	r.patterns()
+	r.corrections()
 	return Found{Items: r.items}, ctx.Err()
 }
 
