@@ -7,17 +7,8 @@ import (
 	"github.com/lorehq/lore"
 )
 
-// Tags of what the user typed to steer the agent, for boot to rank.
-const (
-	// TagPreference marks a standing preference in the user's words:
-	// "always …", "never …", "we use X", "make that standard".
-	TagPreference = "preference"
-	// TagCorrection marks a redirect in the user's words ("no, use …",
-	// "don't …", "… instead") that says nothing of how long it holds.
-	TagCorrection = "correction"
-	// tagRejection marks words the user typed when refusing a tool call.
-	tagRejection = "rejection"
-)
+// tagRejection marks words the user typed when refusing a tool call.
+const tagRejection = "rejection"
 
 const (
 	confStated = 0.9 // a standing preference, in the user's own words
@@ -87,7 +78,7 @@ func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 	kind, quote := "", ""
 	for _, s := range sentences(text) {
 		k := redirect(s)
-		if k == "" || kind == TagPreference || k == kind {
+		if k == "" || kind == lore.TagPreference || k == kind {
 			continue
 		}
 		kind, quote = k, s
@@ -101,7 +92,7 @@ func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 	quote = strings.Trim(quote, `"“” `)
 	it := lore.Item{Text: `The user said: "` + quote + `"`, Category: lore.CategoryPattern,
 		Repo: r.s.Repo, Confidence: confLikely, Tags: []string{kind}}
-	if kind == TagPreference && !oneThing(quote) {
+	if kind == lore.TagPreference && !oneThing(quote) {
 		it.Confidence = confStated
 		it.Tags = append(it.Tags, lore.TagVerified)
 	}
@@ -229,16 +220,16 @@ func sentences(text string) []string {
 // thought the user is weighing aloud rather than a redirect.
 var question = lazyRegexp(`^(\W*(ok|okay|so|and|but|also|hmm|wait),?\s+)*\W*(why|how|what|when|where|which|who|is|are|was|were|do|does|did|can|could|would|should|will|shall|has|have|if|whether|maybe|perhaps|wouldn't|shouldn't|isn't|aren't|doesn't|don't you|i wonder|i'm not sure|not sure|почему|как|что|зачем)` + wordEnd)
 
-// redirect is the kind of redirect a sentence is: TagPreference when it
-// says how things are to be done from now on, TagCorrection when it
+// redirect is the kind of redirect a sentence is: lore.TagPreference when it
+// says how things are to be done from now on, lore.TagCorrection when it
 // turns the agent from what it did, "" when it is neither.
 func redirect(s string) string {
 	l := strings.ToLower(s)
 	switch {
 	case standing().MatchString(l):
-		return TagPreference
+		return lore.TagPreference
 	case redirectStart().MatchString(l) && !smallTalk().MatchString(l), redirectAnywhere().MatchString(l):
-		return TagCorrection
+		return lore.TagCorrection
 	}
 	return ""
 }

@@ -18,7 +18,7 @@ func corrected(t *testing.T, turns []turn) []lore.Item {
 	t.Helper()
 	var out []lore.Item
 	for _, it := range extract(t, turns) {
-		if slices.Contains(it.Tags, TagPreference) || slices.Contains(it.Tags, TagCorrection) {
+		if slices.Contains(it.Tags, lore.TagPreference) || slices.Contains(it.Tags, lore.TagCorrection) {
 			out = append(out, it)
 		}
 	}
@@ -36,29 +36,29 @@ func TestCorrections(t *testing.T) {
 	tests := []struct {
 		name  string
 		turns []turn
-		kind  string // TagPreference, TagCorrection, or "" for nothing kept
+		kind  string // lore.TagPreference, lore.TagCorrection, or "" for nothing kept
 		quote string // what the item's text holds
 		sure  bool   // verified: active from this session
 	}{
 		// Standing preferences.
-		{"always", after("Always run make lint before committing."), TagPreference, `"Always run make lint before committing."`, true},
-		{"never", after("Never push to main directly; open a pull request with gh."), TagPreference, "Never push to main", true},
-		{"prefer", after("I prefer table-driven tests in this repo."), TagPreference, "table-driven", true},
-		{"we use X not Y", after("We use pnpm here, not npm."), TagPreference, "We use pnpm here, not npm.", true},
-		{"make that standard", after("request Copilot review.  Make that standard in your workflow."), TagPreference,
+		{"always", after("Always run make lint before committing."), lore.TagPreference, `"Always run make lint before committing."`, true},
+		{"never", after("Never push to main directly; open a pull request with gh."), lore.TagPreference, "Never push to main", true},
+		{"prefer", after("I prefer table-driven tests in this repo."), lore.TagPreference, "table-driven", true},
+		{"we use X not Y", after("We use pnpm here, not npm."), lore.TagPreference, "We use pnpm here, not npm.", true},
+		{"make that standard", after("request Copilot review.  Make that standard in your workflow."), lore.TagPreference,
 			`"request Copilot review. Make that standard in your workflow."`, true},
-		{"the pattern", after("also i thought the pattern was to use bun run not a path."), TagPreference, "bun run", true},
-		{"from now on", after("From now on run the CI task before every commit."), TagPreference, "CI task", true},
-		{"one file waits", after("Never edit internal/gen/api.go by hand."), TagPreference, "api.go", false},
-		{"Russian", after("Никогда не используй npm, только pnpm."), TagPreference, "pnpm", true},
-		{"German", after("Bitte immer pnpm statt npm verwenden."), TagPreference, "pnpm", true},
+		{"the pattern", after("also i thought the pattern was to use bun run not a path."), lore.TagPreference, "bun run", true},
+		{"from now on", after("From now on run the CI task before every commit."), lore.TagPreference, "CI task", true},
+		{"one file waits", after("Never edit internal/gen/api.go by hand."), lore.TagPreference, "api.go", false},
+		{"Russian", after("Никогда не используй npm, только pnpm."), lore.TagPreference, "pnpm", true},
+		{"German", after("Bitte immer pnpm statt npm verwenden."), lore.TagPreference, "pnpm", true},
 		// Redirects: candidates.
-		{"no, use", after("No, use pnpm."), TagCorrection, "No, use pnpm.", false},
-		{"don't", after("Don't run the e2e suite locally, it needs the staging VPN."), TagCorrection, "e2e suite", false},
-		{"instead", after("Use the Makefile targets instead of calling go directly."), TagCorrection, "Makefile targets", false},
-		{"stop", after("Stop adding comments to every function."), TagCorrection, "Stop adding comments", false},
-		{"do not, after a task", after("Analyse the exclusion paths. Also do not apply linting for the tests"), TagCorrection, "do not apply linting", false},
-		{"Spanish", after("Usa pnpm en lugar de npm."), TagCorrection, "pnpm", false},
+		{"no, use", after("No, use pnpm."), lore.TagCorrection, "No, use pnpm.", false},
+		{"don't", after("Don't run the e2e suite locally, it needs the staging VPN."), lore.TagCorrection, "e2e suite", false},
+		{"instead", after("Use the Makefile targets instead of calling go directly."), lore.TagCorrection, "Makefile targets", false},
+		{"stop", after("Stop adding comments to every function."), lore.TagCorrection, "Stop adding comments", false},
+		{"do not, after a task", after("Analyse the exclusion paths. Also do not apply linting for the tests"), lore.TagCorrection, "do not apply linting", false},
+		{"Spanish", after("Usa pnpm en lugar de npm."), lore.TagCorrection, "pnpm", false},
 		// One moment, one thing.
 		{"don't check this in", after("Don't check this in."), "", "", false},
 		{"for now", after("Skip the migration for now."), "", "", false},
@@ -82,12 +82,12 @@ func TestCorrections(t *testing.T) {
 		{"the harness's text", after("<command-name>/model</command-name>\nnever"), "", "", false},
 		// A refused tool call's reason.
 		{"a refusal's reason", []turn{bash("psql $SHARED_DB -f migrate.sql", rejected+"Never run migrations against the shared database; use make db-reset.", true)},
-			TagPreference, "make db-reset", true},
+			lore.TagPreference, "make db-reset", true},
 		{"a refusal's task", []turn{bash("go test ./...", rejected+"Only implement fix 6", true)}, "", "", false},
 		{"a refusal without words", []turn{bash("go test ./...", "The user doesn't want to proceed with this tool use. The tool use was rejected. "+
 			"STOP what you are doing and wait for the user to tell you how to proceed.", true)}, "", "", false},
 		{"Cline's feedback", []turn{bash("npm ci", "The user denied this operation and provided the following feedback:\n<feedback>\nUse pnpm instead of npm\n</feedback>", false)},
-			TagCorrection, "Use pnpm instead of npm", false},
+			lore.TagCorrection, "Use pnpm instead of npm", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestCorrectionsFirstMessageIsTheTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, it := range found.Items {
-		if slices.Contains(it.Tags, TagPreference) || slices.Contains(it.Tags, TagCorrection) {
+		if slices.Contains(it.Tags, lore.TagPreference) || slices.Contains(it.Tags, lore.TagCorrection) {
 			t.Errorf("kept the task %q", it.Text)
 		}
 	}
@@ -165,7 +165,7 @@ func TestCorrectionsScreened(t *testing.T) {
 	}
 	got := map[string]lore.Item{}
 	st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
-		if slices.Contains(it.Tags, TagPreference) || slices.Contains(it.Tags, TagCorrection) {
+		if slices.Contains(it.Tags, lore.TagPreference) || slices.Contains(it.Tags, lore.TagCorrection) {
 			got[it.Text] = it
 		}
 		return nil
