@@ -16,7 +16,8 @@ const (
 	// is a task, a specification or a paste.
 	maxTyped = 500
 	// maxQuote is the longest message quoted whole; of a longer one the
-	// sentence that redirects is quoted.
+	// sentence that redirects is quoted, with the one before it when both
+	// fit.
 	maxQuote = 240
 )
 
@@ -76,12 +77,16 @@ func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 		return false
 	}
 	kind, quote := "", ""
-	for _, s := range sentences(text) {
+	ss := sentences(text)
+	for i, s := range ss {
 		k := redirect(s)
 		if k == "" || kind == lore.TagPreference || k == kind {
 			continue
 		}
 		kind, quote = k, s
+		if i > 0 && utf8.RuneCountInString(ss[i-1]+" "+s) <= maxQuote {
+			quote = ss[i-1] + " " + s // what "that" or "our own" is about
+		}
 	}
 	if kind == "" {
 		return false
@@ -256,7 +261,7 @@ var (
 	// smallTalk starts like a redirect and is none.
 	smallTalk = lazyRegexp(leadIn + `(no (problem|worries|rush|thanks|thank you|idea|clue)|(don't|dont|don’t|do not) (you|worry|mind|know|understand|think|see|get|care|remember|have|like)|` +
 		`not (sure|bad)|nope,? (that's|thats) (fine|ok|good)|no,? (that's|thats|it's|its) (fine|ok|good|correct|right)|нет проблем)` + wordEnd)
-	redirectAnywhere = lazyRegexp(wordStart + `(instead|rather than|use \S+( \S+){0,4},? not|вместо|statt|anstatt|en lugar de|en vez de|au lieu de|plutôt que)` + wordEnd)
+	redirectAnywhere = lazyRegexp(wordStart + `(instead|rather than|use \S+( \S+){0,4},? not|i (already )?(told|asked) you|as i (said|told you)|вместо|statt|anstatt|en lugar de|en vez de|au lieu de|plutôt que)` + wordEnd)
 )
 
 // ephemeral reports whether what the user said holds for one moment or

@@ -52,10 +52,15 @@ func TestCorrections(t *testing.T) {
 		{"one file waits", after("Never edit internal/gen/api.go by hand."), lore.TagPreference, "api.go", false},
 		{"Russian", after("Никогда не используй npm, только pnpm."), lore.TagPreference, "pnpm", true},
 		{"German", after("Bitte immer pnpm statt npm verwenden."), lore.TagPreference, "pnpm", true},
+		{"the sentence before", after("Put the new exporters beside the OpenInference ones and follow the Hugging Face dataset layout for " +
+			"what they write, since both are standards our users already know well. Avoid inventing our own formats. " +
+			strings.Repeat("The old exporter keeps working until the next release, and its tests stay as they are. ", 2)),
+			lore.TagCorrection, `what they write, since both are standards our users already know well. Avoid inventing our own formats."`, false},
 		// Redirects: candidates.
 		{"no, use", after("No, use pnpm."), lore.TagCorrection, "No, use pnpm.", false},
 		{"don't", after("Don't run the e2e suite locally, it needs the staging VPN."), lore.TagCorrection, "e2e suite", false},
 		{"instead", after("Use the Makefile targets instead of calling go directly."), lore.TagCorrection, "Makefile targets", false},
+		{"I told you", after("I told you not to add a confirm password field to the signup form."), lore.TagCorrection, "confirm password", false},
 		{"stop", after("Stop adding comments to every function."), lore.TagCorrection, "Stop adding comments", false},
 		{"do not, after a task", after("Analyse the exclusion paths. Also do not apply linting for the tests"), lore.TagCorrection, "do not apply linting", false},
 		{"Spanish", after("Usa pnpm en lugar de npm."), lore.TagCorrection, "pnpm", false},
