@@ -94,7 +94,7 @@ func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 	if whole := collapse(text); utf8.RuneCountInString(whole) <= maxQuote {
 		quote = whole // "request Copilot review. Make that standard in your workflow."
 	}
-	quote = strings.Trim(quote, `"“” `)
+	quote = strings.Trim(collapse(quote), `"“” `)
 	it := lore.Item{Text: `The user said: "` + quote + `"`, Category: lore.CategoryPattern,
 		Repo: r.s.Repo, Confidence: confLikely, Tags: []string{kind}}
 	if kind == lore.TagPreference && !oneThing(quote) {

@@ -193,3 +193,25 @@ func TestCorrectionsScreened(t *testing.T) {
 		t.Errorf("stored %d items, refused %d; want %d and the injection refused", len(got), sum.ItemsRefused, len(want))
 	}
 }
+
+// FuzzCorrections: whatever the user types, the rule keeps at most one
+// item of a message, in the user's words as they typed them.
+func FuzzCorrections(f *testing.F) {
+	for _, s := range []string{"No, use pnpm.", "Always run make lint.\nDon't check this in.", "never; instead", "Никогда не используй npm.",
+		"a\n\nb. Never do c", "\"Always\"", "ok, no, stop."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		r := &ruleRun{s: &lore.Session{ID: "s", Repo: "acme/api"}, seen: map[string]bool{}}
+		r.correction(text, 1, false)
+		if len(r.items) > 1 {
+			t.Fatalf("%d items of one message", len(r.items))
+		}
+		for _, it := range r.items {
+			quote := strings.TrimSuffix(strings.TrimPrefix(it.Text, `The user said: "`), `"`)
+			if !strings.Contains(collapse(text), quote) {
+				t.Errorf("quote %q is not the user's words %q", quote, text)
+			}
+		}
+	})
+}
