@@ -95,6 +95,9 @@ func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 		quote = whole // "request Copilot review. Make that standard in your workflow."
 	}
 	quote = strings.Trim(collapse(quote), `"“” `)
+	if utf8.RuneCountInString(quote) > maxQuote {
+		return false // a sentence this long is a task or a specification
+	}
 	it := lore.Item{Text: `The user said: "` + quote + `"`, Category: lore.CategoryPattern,
 		Repo: r.s.Repo, Confidence: confLikely, Tags: []string{kind}}
 	if kind == lore.TagPreference && !oneThing(quote) {
