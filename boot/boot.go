@@ -331,6 +331,10 @@ var categoryWeight = map[lore.Category]float64{
 	lore.CategoryQuestion:  0.2,
 }
 
+// tagWeight adds to an item's category weight: what the user typed to
+// steer the agent, in their words, ranks with pitfalls.
+var tagWeight = map[string]float64{lore.TagPreference: 0.4, lore.TagCorrection: 0.4}
+
 func score(c *candidate, opts Options, now time.Time) float64 {
 	it := c.item
 	scope := 1.0
@@ -345,7 +349,11 @@ func score(c *candidate, opts Options, now time.Time) float64 {
 	if age > 0 {
 		recency = math.Exp2(-float64(age) / float64(halfLife))
 	}
-	return wRelevance*c.relevance + wScope*scope + wConfidence*it.Confidence + wRecency*recency + categoryWeight[it.Category]
+	weight := categoryWeight[it.Category]
+	for _, t := range it.Tags {
+		weight = max(weight, categoryWeight[it.Category]+tagWeight[t])
+	}
+	return wRelevance*c.relevance + wScope*scope + wConfidence*it.Confidence + wRecency*recency + weight
 }
 
 // nearDuplicate reports whether c says what a kept item says already.

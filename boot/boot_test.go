@@ -523,3 +523,29 @@ func TestUnknownTokenizer(t *testing.T) {
 		t.Error("an unknown tokenizer was accepted")
 	}
 }
+
+// TestUserPreferencesRankWithPitfalls: a note of what the user typed to
+// steer the agent (tagged preference or correction) ranks as a pitfall
+// does, above the quirks and facts of its repository.
+func TestUserPreferencesRankWithPitfalls(t *testing.T) {
+	st := newMemStore(t,
+		lore.Item{Text: "`make test` runs the tests.", Category: lore.CategoryFact, Repo: "acme/api"},
+		lore.Item{Text: "`npm ci` can fail with HTTP 403 from the registry.", Category: lore.CategoryToolQuirk, Repo: "acme/api"},
+		lore.Item{Text: `The user said: "Always use pnpm install, never npm install."`, Category: lore.CategoryPattern, Repo: "acme/api",
+			Tags: []string{lore.TagPreference, lore.TagVerified}},
+		lore.Item{Text: "Run `make generate` before `make test`.", Category: lore.CategoryPattern, Repo: "acme/api"},
+	)
+	c, err := Build(context.Background(), st, Options{Repo: "acme/api", Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`The user said: "Always use pnpm install, never npm install."`,
+		"`npm ci` can fail with HTTP 403 from the registry.",
+		"Run `make generate` before `make test`.",
+		"`make test` runs the tests.",
+	}
+	if got := texts(c); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

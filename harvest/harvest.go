@@ -650,7 +650,10 @@ func fromTool(s *lore.Session, it lore.Item) bool {
 		}
 	}
 	m := s.Messages[i]
-	return m.Role == lore.RoleTool || len(m.ToolResults) > 0
+	// A refusal's reason is the user's words (userWords), unless other
+	// output shares its message.
+	return m.Role == lore.RoleTool && len(m.ToolResults) == 0 ||
+		slices.ContainsFunc(m.ToolResults, func(tr lore.ToolResult) bool { return !userWords(tr) })
 }
 
 func (h *harvester) count(f func(*Summary)) {

@@ -93,7 +93,7 @@ func (o *origins) read() {
 			}
 		}
 		for _, tr := range m.ToolResults {
-			add(tr.Output, m.Index, true)
+			add(tr.Output, m.Index, !userWords(tr)) // a refusal's reason is the user's
 		}
 	}
 	if o.calls == nil {

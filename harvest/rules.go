@@ -48,7 +48,8 @@ const (
 //     saw the definition; where a file is that it first looked for
 //     elsewhere; a version a tool printed.
 //   - pattern: a setup command that worked before a build or test command
-//     that worked.
+//     that worked; what the user typed to redirect the agent after it
+//     acted, in the user's words (corrections).
 //
 // The agent's last questions are not kept: the rules cannot tell them
 // from offers, table rows or code. Harvest stores what one session found
@@ -88,6 +89,7 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.movedFiles()
 	r.versions()
 	r.patterns()
+	r.corrections()
 	return Found{Items: r.items}, ctx.Err()
 }
 
