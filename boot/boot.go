@@ -27,13 +27,13 @@ const (
 
 // Options say who the context is for.
 type Options struct {
-	Repo  string // owner/name, or "" for none
+	Repo string // owner/name, or "" for none
 	// Dir is the root of a checkout of Repo, Cwd the folder the session
 	// starts in: location facts the working tree no longer shows are not
 	// handed out (see gone). "" for none.
 	Dir, Cwd string
-	Agent string
-	Task  string // what the session is about to do, in people's words
+	Agent    string
+	Task     string // what the session is about to do, in people's words
 	// Budget is the most tokens the context may take; 0 is
 	// DefaultBudget.
 	Budget int

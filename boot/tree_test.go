@@ -48,9 +48,9 @@ func TestLocationFactsCheckedAgainstTree(t *testing.T) {
 		"`Outside` is defined in `../other/x.go`.",             // outside the checkout: not checked
 	}
 	dropped := []string{
-		"`Save` is defined in `pkg/store/save.go`.",                // the file is gone
-		"`Save` is defined in `pkg/calls.go`.",                     // only called there
-		"`Parse` is defined in `pkg/store/load.go`.",               // no longer defined there
+		"`Save` is defined in `pkg/store/save.go`.",                 // the file is gone
+		"`Save` is defined in `pkg/calls.go`.",                      // only called there
+		"`Parse` is defined in `pkg/store/load.go`.",                // no longer defined there
 		"`install.md` is in `docs/install.md`, not in `README.md`.", // moved away again
 	}
 	var items []lore.Item
