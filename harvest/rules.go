@@ -184,6 +184,11 @@ func (r *ruleRun) pitfalls() {
 			continue
 		}
 		failed, worked := quoteCode(clip(normCommand(f.cmd), maxCommand)), quoteCode(clip(normCommand(s.cmd), maxCommand))
+		if gf, gw, ok := generalPitfall(f.cmd, s.cmd, f.err.Line); ok {
+			failed, worked = quoteCode(clip(gf, maxCommand)), quoteCode(clip(gw, maxCommand)) // see generalCommand
+		} else if sameCall(f.input, s.input) {
+			failed = quoteCode(clip(generalCommand(f.cmd, f.err.Line, nil), maxCommand))
+		}
 		errText := quoteCode(clip(strings.TrimSuffix(f.err.Line, "."), maxErrorLine))
 		var text string
 		conf := confShown
