@@ -426,9 +426,9 @@ func (a answer) item(s *lore.Session, ch chunk, from *origins) (lore.Item, bool)
 	if cat == lore.CategoryPitfall || cat == lore.CategoryToolQuirk {
 		it.Signature = clip(jsonText(a.field("signature", "error_signature")), maxErrorLine)
 	}
-	if jsonBool(a.field("repo_specific")) || (&ruleRun{s: s}).specific(text) {
-		it.Repo = s.Repo
-	}
+	// The model's "true anywhere" is a claim: the item is the repository's
+	// until a second repository meets it (scope, widen).
+	scope(&it, s, !jsonBool(a.field("repo_specific")) && !(&ruleRun{s: s}).specific(text))
 	if cat == lore.CategoryToolQuirk {
 		it.Agent = s.Agent
 	}

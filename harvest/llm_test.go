@@ -262,8 +262,10 @@ func TestLLMItems(t *testing.T) {
 		{Text: "Edit in store/db.go needs the file read first.", Category: lore.CategoryToolQuirk, Repo: "acme/api",
 			Agent: lore.AgentClaudeCode, Confidence: 0.5, Status: lore.StatusCandidate, Signature: "file has not been read yet",
 			Evidence: []lore.Evidence{{Session: "claude-code:s1", Position: 2}}},
-		{Text: "go mod tidy adds missing module requirements.", Category: lore.CategoryFact, Confidence: 0.7,
-			Evidence: []lore.Evidence{{Session: "claude-code:s1", Position: 3}}},
+		// True anywhere by the model's word: the repository's until a
+		// second repository meets it (portable).
+		{Text: "go mod tidy adds missing module requirements.", Category: lore.CategoryFact, Repo: "acme/api", Confidence: 0.7,
+			Tags: []string{lore.TagPortable}, Evidence: []lore.Evidence{{Session: "claude-code:s1", Position: 3}}},
 		// "Should the api pin sqlx?" is a question: not kept.
 	}
 	if len(found.Items) != len(want) {

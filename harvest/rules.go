@@ -145,9 +145,7 @@ func (r *ruleRun) add(it lore.Item, pos int) bool {
 		return false
 	}
 	r.seen[it.Text] = true
-	if it.Repo == "" && r.specific(it.Text) {
-		it.Repo = r.s.Repo
-	}
+	scope(&it, r.s, r.portable(it))
 	if it.Confidence < lore.PromoteConfidence {
 		it.Status = lore.StatusCandidate
 	}
