@@ -428,7 +428,8 @@ func (a answer) item(s *lore.Session, ch chunk, from *origins) (lore.Item, bool)
 	}
 	// The model's "true anywhere" is a claim: the item is the repository's
 	// until a second repository meets it (scope, widen).
-	scope(&it, s, !jsonBool(a.field("repo_specific")) && !(&ruleRun{s: s}).specific(text))
+	specific := (&ruleRun{s: s}).specific(text)
+	scope(&it, s, specific, !jsonBool(a.field("repo_specific")) && !specific)
 	if cat == lore.CategoryToolQuirk {
 		it.Agent = s.Agent
 	}

@@ -145,7 +145,7 @@ func (r *ruleRun) add(it lore.Item, pos int) bool {
 		return false
 	}
 	r.seen[it.Text] = true
-	scope(&it, r.s, r.portable(it))
+	scope(&it, r.s, r.specific(it.Text), r.portable(it))
 	if it.Confidence < lore.PromoteConfidence {
 		it.Status = lore.StatusCandidate
 	}

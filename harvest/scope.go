@@ -9,13 +9,14 @@ import (
 
 // scope gives an item of a session with a repository that repository,
 // unless it is about the agent itself (a quirk of its tool protocol, met
-// in every repository the agent works in). A portable item (its text
+// in every repository the agent works in) and names nothing of the
+// repository. A portable item (its text
 // names nothing of the repository, and it is a lesson that may hold
 // elsewhere) is tagged lore.TagPortable: met in a second repository, it
 // becomes global (widen).
-func scope(it *lore.Item, s *lore.Session, portable bool) {
-	if it.Repo != "" || it.Agent != "" || s.Repo == "" {
-		return
+func scope(it *lore.Item, s *lore.Session, specific, portable bool) {
+	if it.Repo != "" || s.Repo == "" || it.Agent != "" && !specific {
+		return // the agent's quirk: unless it names something of the repository
 	}
 	it.Repo = s.Repo
 	if portable && !slices.Contains(it.Tags, lore.TagPortable) {

@@ -107,3 +107,34 @@ func TestScopeUntilTwoRepos(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeRule: scope's cases one by one.
+func TestScopeRule(t *testing.T) {
+	s := &lore.Session{Repo: "acme/api"}
+	tests := []struct {
+		name               string
+		it                 lore.Item
+		specific, portable bool
+		repo               string
+		tagged             bool
+	}{
+		{"a tool's pitfall", lore.Item{Category: lore.CategoryPitfall}, false, true, "acme/api", true},
+		{"a pitfall naming a file", lore.Item{Category: lore.CategoryPitfall}, true, false, "acme/api", false},
+		{"a fact", lore.Item{Category: lore.CategoryFact}, false, false, "acme/api", false},
+		{"the agent's quirk", lore.Item{Category: lore.CategoryToolQuirk, Agent: "codex"}, false, false, "", false},
+		{"the agent's quirk naming a path", lore.Item{Category: lore.CategoryToolQuirk, Agent: "codex"}, true, false, "acme/api", false},
+		{"scoped already", lore.Item{Category: lore.CategoryFact, Repo: "acme/web"}, false, true, "acme/web", false},
+	}
+	for _, tt := range tests {
+		it := tt.it
+		scope(&it, s, tt.specific, tt.portable)
+		if it.Repo != tt.repo || slices.Contains(it.Tags, lore.TagPortable) != tt.tagged {
+			t.Errorf("%s: repo %q tags %v, want %q portable %v", tt.name, it.Repo, it.Tags, tt.repo, tt.tagged)
+		}
+	}
+	it := lore.Item{Category: lore.CategoryPitfall}
+	scope(&it, &lore.Session{}, false, true)
+	if it.Repo != "" || len(it.Tags) > 0 {
+		t.Errorf("a session with no repository: %+v", it)
+	}
+}
