@@ -349,4 +349,12 @@ func TestBootChecksLocationFacts(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "`Save` is defined") {
 		t.Errorf("boot --repo: exit %d, %q, %q", r.code, r.stdout, r.err)
 	}
+	// lore context write in the checkout checks them the same way.
+	agents := filepath.Join(repo, "AGENTS.md")
+	if r = runIn(t, env, "", nil, "context", "write", agents, "--store", store); r.code != 0 {
+		t.Fatalf("context write: exit %d, %q", r.code, r.err)
+	}
+	if b, _ := os.ReadFile(agents); !strings.Contains(string(b), "`Load` is defined") || strings.Contains(string(b), "`Save` is defined") {
+		t.Errorf("context write in the checkout wrote:\n%s", b)
+	}
 }
