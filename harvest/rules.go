@@ -54,9 +54,12 @@ const (
 // from offers, table rows or code. Harvest stores what one session found
 // as a candidate (lore.Earned) unless its fix was seen to work right
 // after the failure (tagged lore.TagVerified); a second session makes it
-// active. An item is global only when nothing in it belongs to one
-// repository (no path, no file, no host, not the repository's name);
-// everything else is scoped to the session's repository.
+// active. An item of a session with a repository is that repository's,
+// but for a quirk of the agent's own tool protocol that names nothing of
+// it (the agent's); a pitfall or quirk naming nothing of the repository
+// is tagged portable, and becomes global once met in a second repository
+// (scope.go). A pitfall shows its commands in general words
+// (generalCommand).
 type Rules struct{}
 
 // Name is "rules".
