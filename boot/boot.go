@@ -27,9 +27,13 @@ const (
 
 // Options say who the context is for.
 type Options struct {
-	Repo  string // owner/name, or "" for none
-	Agent string
-	Task  string // what the session is about to do, in people's words
+	Repo string // owner/name, or "" for none
+	// Dir is the root of a checkout of Repo, Cwd the folder the session
+	// starts in: location facts the working tree no longer shows are not
+	// handed out (see gone). "" for none.
+	Dir, Cwd string
+	Agent    string
+	Task     string // what the session is about to do, in people's words
 	// Budget is the most tokens the context may take; 0 is
 	// DefaultBudget.
 	Budget int
@@ -160,7 +164,7 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 	// became active: an import, lore add, an older harvest. It is looked
 	// for in the notes a context may reach, not in every candidate: 7 µs
 	// a note, against a boot's 20 ms.
-	for len(ranked) > 0 && lore.Unsafe(ranked[0].item.Text) {
+	for len(ranked) > 0 && (lore.Unsafe(ranked[0].item.Text) || gone(ranked[0].item, opts)) {
 		ranked = ranked[1:]
 	}
 	if len(ranked) == 0 {
@@ -185,7 +189,7 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 		if nearDuplicate(c, kept) {
 			continue // cheaper to tell than a line's tokens
 		}
-		if c != ranked[0] && lore.Unsafe(c.item.Text) {
+		if c != ranked[0] && (lore.Unsafe(c.item.Text) || gone(c.item, opts)) {
 			continue
 		}
 		line := render(c.item, opts.Repo)

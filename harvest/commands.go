@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/internal/shellcmd"
 )
@@ -351,14 +352,8 @@ var camel = lazyRegexp(`[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[a-z]\.[A-Z]`)
 // (camelCase, snake_case, pkg.Name), not a common word.
 func identifier(p string) bool { return camel().MatchString(p) }
 
-// definitionPattern matches a line that defines sym: func sym, func
-// (r *T) sym, type sym, class sym, def sym, interface sym, const sym …,
-// after modifiers (export, pub, async, public static …).
-func definitionPattern(sym string) *regexp.Regexp {
-	return regexp.MustCompile(`^\s*(?:(?:export|public|private|protected|internal|static|abstract|final|async|default|declare|open|sealed|data|pub(?:\([^)]*\))?|unsafe|extern)\s+)*` +
-		`(?:func(?:\s*\([^)]*\))?|type|class|def|interface|struct|enum|trait|fn|function\*?|const|var|let|val|fun|object|record|protocol|typedef|mixin)\s+` +
-		regexp.QuoteMeta(sym) + `\b`)
-}
+// definitionPattern matches a line that defines sym (lore.DefinitionPattern).
+func definitionPattern(sym string) *regexp.Regexp { return lore.DefinitionPattern(sym) }
 
 var (
 	grepLinePattern = lazyRegexp(`^([^:\s][^:]*\.[\w]{1,8}):(?:\d+:)?(.*)$`)

@@ -510,7 +510,14 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 	for _, x := range batch {
 		items = append(items, x.items...)
 	}
-	results, err := h.opts.Store.Add(ctx, items)
+	wide, err := widen(ctx, h.opts.Store, items) // a portable item met in two repositories is global (scope.go)
+	var results []lore.AddResult
+	if err == nil {
+		results, err = h.opts.Store.Add(ctx, items)
+	}
+	if err == nil {
+		err = supersede(ctx, h.opts.Store, wide)
+	}
 	if err != nil {
 		switch {
 		case lore.ErrorCode(err) != lore.EINVALID:

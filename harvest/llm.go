@@ -165,13 +165,13 @@ const (
 
 Rules:
 - Extract only what the transcript states or shows. No speculation, no general programming knowledge.
+- Keep only what the session established. No questions, offers or things left open: they are not knowledge.
 - Each item is one sentence a future session can act on, at most 300 characters.
 - category, one per item:
   fact: how this project or environment is (commands that build or test it, where things are, versions, settings).
   pitfall: something that failed or misled, and what to do instead.
   pattern: a way of working that succeeded and is worth repeating.
   tool-quirk: surprising behaviour of a tool, command, API or the agent's own tools.
-  question: something asked or left open that the session did not answer.
 - confidence: 0.9 stated outright or verified, 0.7 shown by what happened, 0.5 likely, 0.3 a guess.
 - position: the number N of the [#N] message the item comes from.
 - quote: the words of that message the item rests on, copied exactly, at most 150 characters.
@@ -196,7 +196,7 @@ var knowledgeSchema = compactJSON(`{
         "type": "object",
         "properties": {
           "text": {"type": "string", "maxLength": 300},
-          "category": {"type": "string", "enum": ["fact", "pitfall", "pattern", "tool-quirk", "question"]},
+          "category": {"type": "string", "enum": ["fact", "pitfall", "pattern", "tool-quirk"]},
           "confidence": {"type": "number", "enum": [0.9, 0.7, 0.5, 0.3]},
           "position": {"type": "integer", "minimum": 0},
           "quote": {"type": "string", "maxLength": 200},
@@ -426,9 +426,10 @@ func (a answer) item(s *lore.Session, ch chunk, from *origins) (lore.Item, bool)
 	if cat == lore.CategoryPitfall || cat == lore.CategoryToolQuirk {
 		it.Signature = clip(jsonText(a.field("signature", "error_signature")), maxErrorLine)
 	}
-	if jsonBool(a.field("repo_specific")) || (&ruleRun{s: s}).specific(text) {
-		it.Repo = s.Repo
-	}
+	// The model's "true anywhere" is a claim: the item is the repository's
+	// until a second repository meets it (scope, widen).
+	specific := (&ruleRun{s: s}).specific(text)
+	scope(&it, s, specific, !jsonBool(a.field("repo_specific")) && !specific)
 	if cat == lore.CategoryToolQuirk {
 		it.Agent = s.Agent
 	}
@@ -470,12 +471,14 @@ var categorySynonyms = map[string]lore.Category{
 	"tool": lore.CategoryToolQuirk, "tool-behavior": lore.CategoryToolQuirk, "tool-behaviour": lore.CategoryToolQuirk,
 	"tool-issue": lore.CategoryToolQuirk, "tool-gotcha": lore.CategoryToolQuirk,
 
-	"question": lore.CategoryQuestion, "open-question": lore.CategoryQuestion, "unanswered": lore.CategoryQuestion,
-	"unanswered-question": lore.CategoryQuestion, "unknown": lore.CategoryQuestion, "todo": lore.CategoryQuestion,
+	// No questions: the prompt offers none, and an answer that is one
+	// ("question", "open question", "todo") is dropped. An unanswered
+	// question tells the next session nothing it can act on; the rules
+	// keep none either.
 }
 
 // answerCategory reads a category as a model may name it: "Tool Quirk",
-// "tool_quirk", "gotchas", "open question".
+// "tool_quirk", "gotchas"; ok is false for any other, questions included.
 func answerCategory(s string) (lore.Category, bool) {
 	s = strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return r == ' ' || r == '_' || r == '-' || r == '/'

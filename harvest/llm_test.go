@@ -160,9 +160,9 @@ func TestLLMAnswers(t *testing.T) {
 			ans("a tool quirk", "Tool Quirk", 0.7, 1), ans("a tool_quirk", "tool_quirk", 0.7, 1),
 			ans("an open question", "open question", 0.7, 1), ans("patterns", "Patterns", 0.7, 1), ans("a fact", "FACT", 0.7, 1),
 			ans("a banana", "banana", 0.7, 1), ans("no category", "", 0.7, 1))},
-			dropped: 2,
+			dropped: 3, // a question is dropped: the prompt offers none
 			want: []string{"pitfall 0.7 #1 a gotcha", "pitfall 0.7 #1 a warning", "tool-quirk 0.7 #1 a quirk",
-				"tool-quirk 0.7 #1 a tool quirk", "tool-quirk 0.7 #1 a tool_quirk", "question 0.7 #1 an open question",
+				"tool-quirk 0.7 #1 a tool quirk", "tool-quirk 0.7 #1 a tool_quirk",
 				"pattern 0.7 #1 patterns", "fact 0.7 #1 a fact"}},
 		{name: "positions", calls: 1, answers: []string{answerJSON(
 			ans("at 3", "fact", 0.7, 3), ans("at #4", "fact", 0.7, "#4"), ans("at [#5]", "fact", 0.7, "[#5]"),
@@ -262,11 +262,11 @@ func TestLLMItems(t *testing.T) {
 		{Text: "Edit in store/db.go needs the file read first.", Category: lore.CategoryToolQuirk, Repo: "acme/api",
 			Agent: lore.AgentClaudeCode, Confidence: 0.5, Status: lore.StatusCandidate, Signature: "file has not been read yet",
 			Evidence: []lore.Evidence{{Session: "claude-code:s1", Position: 2}}},
-		{Text: "go mod tidy adds missing module requirements.", Category: lore.CategoryFact, Confidence: 0.7,
-			Evidence: []lore.Evidence{{Session: "claude-code:s1", Position: 3}}},
-		// It names the repository.
-		{Text: "Should the api pin sqlx?", Category: lore.CategoryQuestion, Repo: "acme/api", Confidence: 0.3, Status: lore.StatusCandidate,
-			Evidence: []lore.Evidence{{Session: "claude-code:s1", Position: 5}}},
+		// True anywhere by the model's word: the repository's until a
+		// second repository meets it (portable).
+		{Text: "go mod tidy adds missing module requirements.", Category: lore.CategoryFact, Repo: "acme/api", Confidence: 0.7,
+			Tags: []string{lore.TagPortable}, Evidence: []lore.Evidence{{Session: "claude-code:s1", Position: 3}}},
+		// "Should the api pin sqlx?" is a question: not kept.
 	}
 	if len(found.Items) != len(want) {
 		t.Fatalf("%d items, want %d: %v", len(found.Items), len(want), describe(found.Items))
@@ -813,6 +813,22 @@ func BenchmarkLLMChunk(b *testing.B) {
 	for b.Loop() {
 		if _, err := x.chunks(codec, condense(s, r)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestLLMNoQuestions: the prompt and the schema offer no question
+// category, as the rules make none; a model's question is dropped.
+func TestLLMNoQuestions(t *testing.T) {
+	if strings.Contains(strings.ToLower(string(knowledgeSchema)), "question") {
+		t.Errorf("the schema offers questions: %s", knowledgeSchema)
+	}
+	if strings.Contains(systemPrompt, "question:") {
+		t.Error("the prompt offers a question category")
+	}
+	for _, c := range []string{"question", "open question", "Questions", "todo", "unanswered"} {
+		if got, ok := answerCategory(c); ok {
+			t.Errorf("answerCategory(%q) = %s, want dropped", c, got)
 		}
 	}
 }

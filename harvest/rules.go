@@ -55,9 +55,12 @@ const (
 // from offers, table rows or code. Harvest stores what one session found
 // as a candidate (lore.Earned) unless its fix was seen to work right
 // after the failure (tagged lore.TagVerified); a second session makes it
-// active. An item is global only when nothing in it belongs to one
-// repository (no path, no file, no host, not the repository's name);
-// everything else is scoped to the session's repository.
+// active. An item of a session with a repository is that repository's,
+// but for a quirk of the agent's own tool protocol that names nothing of
+// it (the agent's); a pitfall or quirk naming nothing of the repository
+// is tagged portable, and becomes global once met in a second repository
+// (scope.go). A pitfall shows its commands in general words
+// (generalCommand).
 type Rules struct{}
 
 // Name is "rules".
@@ -147,9 +150,7 @@ func (r *ruleRun) add(it lore.Item, pos int) bool {
 		return false
 	}
 	r.seen[it.Text] = true
-	if it.Repo == "" && r.specific(it.Text) {
-		it.Repo = r.s.Repo
-	}
+	scope(&it, r.s, r.specific(it.Text), r.portable(it))
 	if it.Confidence < lore.PromoteConfidence {
 		it.Status = lore.StatusCandidate
 	}
@@ -186,6 +187,11 @@ func (r *ruleRun) pitfalls() {
 			continue
 		}
 		failed, worked := quoteCode(clip(normCommand(f.cmd), maxCommand)), quoteCode(clip(normCommand(s.cmd), maxCommand))
+		if gf, gw, ok := generalPitfall(f.cmd, s.cmd, f.err.Line); ok {
+			failed, worked = quoteCode(clip(gf, maxCommand)), quoteCode(clip(gw, maxCommand)) // see generalCommand
+		} else if sameCall(f.input, s.input) {
+			failed = quoteCode(clip(generalCommand(f.cmd, f.err.Line, nil), maxCommand))
+		}
 		errText := quoteCode(clip(strings.TrimSuffix(f.err.Line, "."), maxErrorLine))
 		var text string
 		conf := confShown

@@ -131,6 +131,9 @@ func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 			dir = filepath.Join(opts.Env.Cwd, dir)
 		}
 		opts.Repo = transcript.RepoOfDir(dir)
+		// A checkout of the repository: its location facts are checked
+		// against the working tree.
+		opts.Dir, opts.Options.Cwd = transcript.CheckoutRoot(dir), dir
 	}
 	if opts.MinConfidence == 0 {
 		opts.MinConfidence = -1 // asked for 0: keep everything

@@ -322,3 +322,39 @@ func TestBootBudgetTooSmall(t *testing.T) {
 		t.Errorf("budget 2000: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.err)
 	}
 }
+
+// boot --cwd in a checkout of the repository does not hand out a location
+// fact whose file no longer defines the symbol; boot --repo, which has no
+// working tree to look at, does.
+func TestBootChecksLocationFacts(t *testing.T) {
+	store := bootStore(t)
+	for _, text := range []string{"`Load` is defined in `store/load.go`.", "`Save` is defined in `store/save.go`."} {
+		if r := runLore(t, "", "add", text, "-c", "fact", "--repo", "acme/api", "--store", store); r.code != 0 {
+			t.Fatal(r.err)
+		}
+	}
+	home := t.TempDir()
+	repo := filepath.Join(home, "src", "api")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "store"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "store", "load.go"), []byte("package store\n\nfunc Load() {}\n"), 0o644)
+	env := testEnv(home, nil)
+	env.Cwd = repo
+	r := runIn(t, env, "", nil, "boot", "--cwd", ".", "--store", store)
+	if r.code != 0 || !strings.Contains(r.stdout, "`Load` is defined") || strings.Contains(r.stdout, "`Save` is defined") {
+		t.Errorf("boot --cwd in the checkout: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+	r = runIn(t, env, "", nil, "boot", "--repo", "acme/api", "--store", store)
+	if r.code != 0 || !strings.Contains(r.stdout, "`Save` is defined") {
+		t.Errorf("boot --repo: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+	// lore context write in the checkout checks them the same way.
+	agents := filepath.Join(repo, "AGENTS.md")
+	if r = runIn(t, env, "", nil, "context", "write", agents, "--store", store); r.code != 0 {
+		t.Fatalf("context write: exit %d, %q", r.code, r.err)
+	}
+	if b, _ := os.ReadFile(agents); !strings.Contains(string(b), "`Load` is defined") || strings.Contains(string(b), "`Save` is defined") {
+		t.Errorf("context write in the checkout wrote:\n%s", b)
+	}
+}

@@ -30,6 +30,9 @@ type contextOptions struct {
 	Budget int
 	Remove bool
 	JSON   bool
+	// dir is the file's folder when the repository is the one it is in:
+	// its location facts are checked against that working tree.
+	dir string
 }
 
 // The markers around the block lore manages in an instructions file.
@@ -173,6 +176,7 @@ func contextWriteRun(ctx context.Context, opts *contextOptions) error {
 	} else {
 		if opts.Repo == "" {
 			opts.Repo = transcript.RepoOfDir(filepath.Dir(file))
+			opts.dir = filepath.Dir(file)
 		}
 		if opts.Agent == "" {
 			opts.Agent = agentOfFile(file)
@@ -226,6 +230,9 @@ func (opts *contextOptions) build(ctx context.Context) (c boot.Context, noStore 
 		return c, false, err
 	}
 	bo := boot.Options{Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task, Budget: opts.Budget}
+	if opts.dir != "" {
+		bo.Dir, bo.Cwd = transcript.CheckoutRoot(opts.dir), opts.dir
+	}
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 		c, err = boot.Empty(bo)
 		return c, true, err

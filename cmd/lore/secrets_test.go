@@ -370,10 +370,12 @@ func checkPlanted(t *testing.T, secrets []planted) {
 		lore("show", "show", it.ID)
 		lore("show", "show", it.ID, "--json")
 	}
-	lore("boot", "boot", "--min-confidence", "0")
-	lore("boot", "boot", "--json", "--min-confidence", "0")
+	// The sessions' repository ("api", their folder's name): its items are
+	// its own, whatever their text names (harvest/scope.go).
+	lore("boot", "boot", "--repo", "api", "--min-confidence", "0")
+	lore("boot", "boot", "--repo", "api", "--json", "--min-confidence", "0")
 	for _, p := range secrets {
-		lore("boot --task", "boot", "--task", "deploy with "+p.line, "--json", "--min-confidence", "0")
+		lore("boot --task", "boot", "--repo", "api", "--task", "deploy with "+p.line, "--json", "--min-confidence", "0")
 	}
 	repo := filepath.Join(home, "src", "api")
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
