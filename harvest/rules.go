@@ -346,16 +346,10 @@ func (r *ruleRun) commandFacts() {
 	count := map[string]int{}
 	var order []string
 	for _, c := range r.calls {
-		if !c.ok() || !buildOrTest(c.key) || selective(c.cmd) || dryRun(c.cmd) || versionCommand(c.cmd) ||
+		verb := purpose(c.cmd, c.key) // runners.go
+		if !c.ok() || verb == "" || selective(c.cmd) || dryRun(c.cmd) || versionCommand(c.cmd) ||
 			helpOnly(c.cmd) || !simple(c.cmd) {
 			continue
-		}
-		verb := "builds the project"
-		switch {
-		case testCommand(c.key):
-			verb = "runs the tests"
-		case checkCommand(c.key):
-			verb = "checks the code"
 		}
 		norm := normCommand(c.cmd)
 		if dir := r.ranIn(c); dir != "" {
