@@ -88,7 +88,8 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.movedFiles()
 	r.versions()
 	r.patterns()
-	return Found{Items: r.items}, ctx.Err()
+	over := r.causes() // causes.go
+	return Found{Items: r.items, overcome: over}, ctx.Err()
 }
 
 func collectCalls(s *lore.Session) []*call {
