@@ -1,0 +1,165 @@
+package harvest
+
+import (
+	"encoding/json"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/lorehq/lore"
+)
+
+// What the repository already documents is not taught again: when a
+// session shows the agent's instructions file of the repository
+// (CLAUDE.md, AGENTS.md, GEMINI.md, .github/copilot-instructions.md …),
+// read by a tool or loaded as context (Codex's "# AGENTS.md instructions
+// for …"), an item whose commands or names that file already gives as
+// code (in backticks or a code block) is known: the next session reads
+// the file anyway. It is kept as a candidate tagged lore.TagDocumented,
+// which no session makes active again, and which takes back the item
+// other sessions made active (lore.Merge). Which code an item must find
+// there:
+//
+//   - a fact or a pattern: every code span of it (`npm run build` and
+//     `web/frontend`; `Symbol` and `file.go`);
+//   - a pitfall: its fix, the last span ("`X` fails with …; `Y` works.");
+//   - a stated cause or a tool quirk: never (the file does not say why an
+//     error came, nor how the agent's tools fail).
+
+// instructionFiles are the base names of the files agents read as their
+// instructions for a repository, lower case.
+var instructionFiles = map[string]bool{
+	"claude.md": true, "claude.local.md": true, "agents.md": true, "agent.md": true, "gemini.md": true,
+	"qwen.md": true, "copilot-instructions.md": true, ".cursorrules": true, ".windsurfrules": true,
+	".clinerules": true, "conventions.md": true,
+}
+
+// instructionFile reports whether p names an agent's instructions file.
+func instructionFile(p string) bool {
+	return p != "" && instructionFiles[strings.ToLower(path.Base(p))]
+}
+
+// documented is the code an instructions file the session saw gives: its
+// inline code spans and the lines of its code blocks, one a line; "" when
+// the session saw none.
+func (r *ruleRun) documented() string {
+	var docs []string
+	for _, c := range r.calls {
+		if c.ok() && instructionFile(docPath(c)) {
+			docs = append(docs, c.output)
+		}
+	}
+	for _, m := range r.s.Messages {
+		if (m.Role == lore.RoleSystem || m.Role == lore.RoleUser) && loadedInstructions().MatchString(m.Text) {
+			docs = append(docs, m.Text)
+		}
+	}
+	var code strings.Builder
+	for _, d := range docs {
+		inBlock := false
+		for _, line := range strings.Split(d, "\n") {
+			line = stripLineNumber(line)
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				inBlock = !inBlock
+				continue
+			}
+			if inBlock {
+				code.WriteString(strings.Join(strings.Fields(line), " ") + "\n")
+				continue
+			}
+			for _, m := range inlineCode().FindAllStringSubmatch(line, -1) {
+				code.WriteString(strings.Join(strings.Fields(m[1]), " ") + "\n")
+			}
+		}
+	}
+	return code.String()
+}
+
+var (
+	// loadedInstructions starts the context an agent loads from an
+	// instructions file: Codex's "# AGENTS.md instructions for /dir", and
+	// the "Contents of /dir/CLAUDE.md" of Claude Code's memory.
+	loadedInstructions = lazyRegexp(`(?m)^\s*# (AGENTS|CLAUDE|GEMINI)(\.md)? instructions for |Contents of \S*(CLAUDE|AGENTS|GEMINI)(\.local)?\.md\b`)
+	inlineCode         = lazyRegexp("`([^`]+)`")
+)
+
+// docPath is the file a call read, by a read tool or a shell's cat, head,
+// less or bat; "" for another call.
+func docPath(c *call) string {
+	if c.cmd == "" {
+		if !readTool(c.name) {
+			return ""
+		}
+		var in struct {
+			FilePath string `json:"filePath"`
+		}
+		if p := readPath(c.input); p != "" {
+			return p
+		}
+		if json.Unmarshal([]byte(c.input), &in) == nil {
+			return in.FilePath
+		}
+		return ""
+	}
+	words := mainWords(c.cmd)
+	if len(words) < 2 || !simple(c.cmd) {
+		return ""
+	}
+	switch path.Base(words[0]) {
+	case "cat", "head", "less", "more", "bat", "batcat":
+		return words[len(words)-1]
+	}
+	return ""
+}
+
+// undocumented marks known (lore.TagDocumented, a candidate) the items
+// the instructions files the session saw already give (see documented),
+// and returns the items.
+func (r *ruleRun) undocumented(items []lore.Item) []lore.Item {
+	code := ""
+	for i := range items {
+		if i == 0 {
+			code = r.documented()
+		}
+		if it := &items[i]; code != "" && documentedIn(*it, code) {
+			it.Status = lore.StatusCandidate
+			it.Tags = append(it.Tags, lore.TagDocumented)
+		}
+	}
+	return items
+}
+
+// documentedIn reports whether code, an instructions file's code, gives
+// what it says (see documented).
+func documentedIn(it lore.Item, code string) bool {
+	if strings.HasPrefix(it.Signature, CausePrefix) || it.Category == lore.CategoryToolQuirk {
+		return false
+	}
+	spans := inlineCode().FindAllStringSubmatch(it.Text, -1)
+	if len(spans) == 0 {
+		return false
+	}
+	if it.Category == lore.CategoryPitfall {
+		if !strings.Contains(it.Text, " works.") {
+			return false // flaky, or fixed by a setup command: the file says neither
+		}
+		spans = spans[len(spans)-1:]
+	}
+	for _, s := range spans {
+		if !inCode(s[1], code) {
+			return false
+		}
+	}
+	return true
+}
+
+// inCode reports whether span is one of code's lines or stands in one as
+// whole words: `npm run build` in "cd web && npm run build", not `make`
+// in "remake".
+func inCode(span, code string) bool {
+	span = strings.Join(strings.Fields(span), " ")
+	if span == "" {
+		return false
+	}
+	return regexp.MustCompile(`(^|[^\w./-])` + regexp.QuoteMeta(span) + `($|[^\w/-])`).MatchString(code)
+}

@@ -1,0 +1,54 @@
+package harvest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lorehq/lore"
+)
+
+const claudeMD = "     1→# Project\n     2→\n     3→Make sure the tests pass before a commit.\n" +
+	"     4→## Commands\n     5→- Test: `mise run test:ci`\n     6→\n     7→```sh\n     8→cd web && pnpm   lint\n     9→```\n"
+
+// TestDocumentedKnown checks that what a repository's instructions file
+// gives in code, as the session saw it (read by a tool, or loaded as
+// context), is marked known and kept a candidate, and nothing else is.
+func TestDocumentedKnown(t *testing.T) {
+	readDoc := toolCall("Read", map[string]any{"file_path": cwd + "/CLAUDE.md"}, claudeMD, false)
+	loaded := turn{user: "# AGENTS.md instructions for " + cwd + "\n\n<INSTRUCTIONS>\nRun `mise run test:ci` before you push.\n</INSTRUCTIONS>"}
+	runs := []turn{bash("mise run test:ci", "ok", false), bash("make", "ok", false), bash("pnpm lint", "ok", false),
+		bash("acme sync", "Exit code 1\nHTTP 403: forbidden", true), bash("acme sync --token-file ci.token", "ok", false)}
+	known := func(turns []turn) []string {
+		var got []string
+		for _, it := range extract(t, turns) {
+			if slices.Contains(it.Tags, lore.TagDocumented) {
+				if it.Status != lore.StatusCandidate || lore.Earned(it) {
+					t.Errorf("%q documented but %s", it.Text, it.Status)
+				}
+				got = append(got, it.Text)
+			}
+		}
+		slices.Sort(got)
+		return got
+	}
+	want := []string{"`mise run test:ci` runs the tests.", "`pnpm lint` checks the code."}
+	if got := known(append([]turn{readDoc}, runs...)); !slices.Equal(got, want) {
+		t.Errorf("read CLAUDE.md: known %q, want %q (not `make`, which only prose says; not the pitfall, whose fix it does not give)", got, want)
+	}
+	if got := known(append([]turn{loaded}, runs...)); !slices.Equal(got, want[:1]) {
+		t.Errorf("loaded AGENTS.md: known %q, want %q", got, want[:1])
+	}
+	if got := known(runs); len(got) != 0 {
+		t.Errorf("no instructions seen: known %q", got)
+	}
+	readOther := toolCall("Read", map[string]any{"file_path": cwd + "/README.md"}, claudeMD, false)
+	if got := known(append([]turn{readOther}, runs...)); len(got) != 0 {
+		t.Errorf("a README read: known %q", got)
+	}
+	// A pitfall whose fix the file gives is known.
+	doc := toolCall("Read", map[string]any{"file_path": cwd + "/AGENTS.md"}, "Sync with `acme sync --token-file ci.token`.", false)
+	if got := known(append([]turn{doc}, runs...)); len(got) != 1 || !strings.Contains(got[0], "works") {
+		t.Errorf("a fix documented: known %q, want the pitfall", got)
+	}
+}
