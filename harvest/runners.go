@@ -96,35 +96,36 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// taskPurpose is the purpose a task's name says, part by part (test:ci,
-// lint-types, check_all): the first part that names one; "" when a part
-// says it writes, watches or serves (lint:fix, test:watch, build:dev), or
-// none names a purpose.
+// taskPurpose is the purpose a task's name says by its first part
+// (test:ci, lint-types, check_all); "" when any part says it writes,
+// watches or serves (lint:fix, test:watch, build:dev), or the first part
+// names none: a part of the project (web:lint, rust:build, as nx's
+// project:target), like one package of a test command.
 func taskPurpose(task string) string {
 	parts := strings.FieldsFunc(strings.ToLower(task), func(r rune) bool {
 		return r == ':' || r == '-' || r == '_' || r == '.' || r == '/'
 	})
-	found := ""
 	for _, p := range parts {
 		switch p {
 		case "fix", "write", "watch", "dev", "serve", "start", "update", "snapshot", "snapshots", "u", "deploy",
 			"release", "publish", "clean", "install", "setup", "open", "ui", "debug", "generate", "gen", "codegen":
 			return ""
 		}
-		if found != "" {
-			continue
-		}
-		switch p {
-		case "test", "tests", "spec", "specs", "e2e", "unit", "integration", "ci", "vitest", "jest", "pytest":
-			found = purposeTest
-		case "lint", "check", "checks", "typecheck", "types", "tsc", "vet", "clippy", "verify", "validate", "fmtcheck", "format", "fmt":
-			found = purposeCheck
-		case "build", "compile", "bundle", "dist":
-			found = purposeBuild
-		}
 	}
-	if found == purposeCheck && (strings.Contains(task, "fmt") || strings.Contains(task, "format")) && !strings.Contains(task, "check") {
-		return "" // fmt and format write, unless they only check
+	if len(parts) == 0 {
+		return ""
 	}
-	return found
+	switch parts[0] {
+	case "test", "tests", "spec", "specs", "e2e", "unit", "integration", "ci", "vitest", "jest", "pytest":
+		return purposeTest
+	case "lint", "check", "checks", "typecheck", "types", "tsc", "vet", "clippy", "verify", "validate", "fmtcheck":
+		return purposeCheck
+	case "format", "fmt":
+		if strings.Contains(task, "check") {
+			return purposeCheck // format:check only checks; format writes
+		}
+	case "build", "compile", "bundle", "dist":
+		return purposeBuild
+	}
+	return ""
 }

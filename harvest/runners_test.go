@@ -22,7 +22,9 @@ func TestPurpose(t *testing.T) {
 		"just test":                        purposeTest,
 		"task lint":                        purposeCheck,
 		"make test-unit":                   purposeTest,
-		"nx run web:build":                 purposeBuild,
+		"nx run web:build":                 "", // a part of the project
+		"mise run rust:lint":               "",
+		"nx run build":                     purposeBuild,
 		"deno task check":                  purposeCheck,
 		"npm run format:check":             purposeCheck,
 		"go test ./...":                    purposeTest,
