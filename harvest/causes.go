@@ -33,7 +33,7 @@ var (
 	// causeLead is the words that say a sentence states a cause or a
 	// decision; what follows is what the agent concluded.
 	causeLead = lazyRegexp(`(?i)\b(?:the (?:real |actual |underlying )?root cause (?:is|was)(?: that)?|the (?:real |actual |underlying )?(?:cause|problem|issue|reason) (?:is|was) that|` +
-		`this (?:happens|happened|fails|failed|occurs|occurred|errors|errored) because|that'?s because|(?:it )?turns out(?: that)?|we decided to|` +
+		`this (?:happens|happened|fails|failed|occurs|occurred|errors|errored|is|was) because|that'?s because|(?:it )?turns out(?: that)?|we decided to|` +
 		`(?:i'll|i will|let's|we'll|we will) use \S.{0,60}? instead of \S.{0,60}? because)\s+`)
 	// hedged is a sentence's start that makes its conclusion a guess or a
 	// condition (I think the problem is that …, if the issue is that …).

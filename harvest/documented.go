@@ -11,7 +11,9 @@ import (
 
 // What the repository already documents is not taught again: when a
 // session shows the agent's instructions file of the repository
-// (CLAUDE.md, AGENTS.md, GEMINI.md, .github/copilot-instructions.md …),
+// (CLAUDE.md, AGENTS.md, GEMINI.md, .github/copilot-instructions.md … in
+// its folder, below or above it; not another repository's, nor the
+// user's own ~/.claude/CLAUDE.md),
 // read by a tool or loaded as context (Codex's "# AGENTS.md instructions
 // for …"), an item whose commands or names that file already gives as
 // code (in backticks or a code block) is known: the next session reads
@@ -45,7 +47,7 @@ func instructionFile(p string) bool {
 func (r *ruleRun) documented() string {
 	var docs []string
 	for _, c := range r.calls {
-		if c.ok() && instructionFile(docPath(c)) {
+		if p := docPath(c); c.ok() && instructionFile(p) && r.ofRepository(p) {
 			docs = append(docs, c.output)
 		}
 	}
@@ -82,6 +84,19 @@ var (
 	loadedInstructions = lazyRegexp(`(?m)^\s*# (AGENTS|CLAUDE|GEMINI)(\.md)? instructions for |Contents of \S*(CLAUDE|AGENTS|GEMINI)(\.local)?\.md\b`)
 	inlineCode         = lazyRegexp("`([^`]+)`")
 )
+
+// ofRepository reports whether an instructions file is the session's
+// repository's: in its folder, below it or above it (a monorepo's root),
+// not another repository's, nor a user's own for every repository
+// (~/.claude/CLAUDE.md).
+func (r *ruleRun) ofRepository(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return true // relative to the session's folder
+	}
+	cwd := strings.TrimSuffix(r.s.Cwd, "/")
+	dir := path.Dir(p)
+	return cwd != "" && (strings.HasPrefix(p, cwd+"/") || dir == cwd || strings.HasPrefix(cwd, dir+"/"))
+}
 
 // docPath is the file a call read, by a read tool or a shell's cat, head,
 // less or bat; "" for another call.

@@ -52,3 +52,20 @@ func TestDocumentedKnown(t *testing.T) {
 		t.Errorf("a fix documented: known %q, want the pitfall", got)
 	}
 }
+
+// TestDocumentedOtherRepository checks that another repository's
+// instructions file, or a user's own, documents nothing of this one.
+func TestDocumentedOtherRepository(t *testing.T) {
+	for _, p := range []string{"/home/dev/other/CLAUDE.md", "/home/dev/.claude/CLAUDE.md"} {
+		read := toolCall("Read", map[string]any{"file_path": p}, claudeMD, false)
+		for _, it := range extract(t, []turn{read, bash("mise run test:ci", "ok", false)}) {
+			if slices.Contains(it.Tags, lore.TagDocumented) {
+				t.Errorf("%s: %q marked documented", p, it.Text)
+			}
+		}
+	}
+	up := toolCall("Read", map[string]any{"file_path": "/home/dev/CLAUDE.md"}, claudeMD, false) // above: a monorepo's root
+	if items := extract(t, []turn{up, bash("mise run test:ci", "ok", false)}); len(items) != 1 || !slices.Contains(items[0].Tags, lore.TagDocumented) {
+		t.Errorf("the file of the folder above: %+v, want the command marked documented", items)
+	}
+}
