@@ -170,11 +170,50 @@ func documentedIn(it lore.Item, code string) bool {
 
 // inCode reports whether span is one of code's lines or stands in one as
 // whole words: `npm run build` in "cd web && npm run build", not `make`
-// in "remake".
+// in "remake"; options the line adds between its words do not matter
+// (`go test ./...` in "go test -v ./...").
 func inCode(span, code string) bool {
-	span = strings.Join(strings.Fields(span), " ")
-	if span == "" {
+	words := strings.Fields(span)
+	if len(words) == 0 {
 		return false
 	}
-	return regexp.MustCompile(`(^|[^\w./-])` + regexp.QuoteMeta(span) + `($|[^\w/-])`).MatchString(code)
+	if regexp.MustCompile(`(^|[^\w./-])` + regexp.QuoteMeta(strings.Join(words, " ")) + `($|[^\w/:-])`).MatchString(code) {
+		return true
+	}
+	for _, line := range strings.Split(code, "\n") {
+		if withOptions(words, strings.Fields(line)) {
+			return true
+		}
+	}
+	return false
+}
+
+// withOptions reports whether line holds words in order, with nothing
+// but options (-v, --race) between them.
+func withOptions(words, line []string) bool {
+	for i, w := range line {
+		if w != words[0] {
+			continue
+		}
+		k := 1
+		for _, x := range line[i+1:] {
+			if k == len(words) {
+				break
+			}
+			switch {
+			case x == words[k]:
+				k++
+			case strings.HasPrefix(x, "-"):
+			default:
+				k = -1
+			}
+			if k < 0 {
+				break
+			}
+		}
+		if k == len(words) {
+			return true
+		}
+	}
+	return false
 }

@@ -69,3 +69,27 @@ func TestDocumentedOtherRepository(t *testing.T) {
 		t.Errorf("the file of the folder above: %+v, want the command marked documented", items)
 	}
 }
+
+// TestInCode checks when an item's code span is what an instructions
+// file's code says.
+func TestInCode(t *testing.T) {
+	code := "make\nmake test\nnpm run lint:ci\ngo test -v ./...\ncd web && npm run build\ngo build -ldflags=-s ./cmd/api\n"
+	for span, want := range map[string]bool{
+		"make test":        true,
+		"go test ./...":    true,
+		"npm run build":    true,
+		"web":              true,
+		"make":             true,
+		"go build ./...":   false,
+		"go test":          true,
+		"npm run":          true,
+		"go test ./api":    false,
+		"make lint":        false,
+		"npm run lint":     false,
+		"npm run build:ci": false,
+	} {
+		if got := inCode(span, code); got != want {
+			t.Errorf("inCode(%q) = %v, want %v", span, got, want)
+		}
+	}
+}
