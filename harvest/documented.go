@@ -1,9 +1,11 @@
 package harvest
 
 import (
+	"context"
 	"encoding/json"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/lorehq/lore"
@@ -128,14 +130,10 @@ func docPath(c *call) string {
 }
 
 // undocumented marks known (lore.TagDocumented, a candidate) the items
-// the instructions files the session saw already give (see documented),
-// and returns the items.
-func (r *ruleRun) undocumented(items []lore.Item) []lore.Item {
-	code := ""
+// that code, of the instructions files the session saw, already gives
+// (see documented), and returns the items.
+func undocumented(items []lore.Item, code string) []lore.Item {
 	for i := range items {
-		if i == 0 {
-			code = r.documented()
-		}
 		if it := &items[i]; code != "" && documentedIn(*it, code) {
 			it.Status = lore.StatusCandidate
 			it.Tags = append(it.Tags, lore.TagDocumented)
@@ -216,4 +214,36 @@ func withOptions(words, line []string) bool {
 		}
 	}
 	return false
+}
+
+// markDocumented marks known the items stored for a session's repository
+// that the instructions file the session saw already gives, though the
+// session did not find them itself: the file is the repository's, not
+// the session's. The mark goes in as an item with no evidence and no
+// confidence, which adds only its tag (lore.Merge), and so takes back an
+// item that sessions alone made active. A store that cannot list its
+// items marks nothing more than the session's own.
+func (h *harvester) markDocumented(ctx context.Context, batch []harvested) error {
+	ls, ok := h.opts.Store.(itemLister)
+	if !ok {
+		return nil
+	}
+	for bi := range batch {
+		x := &batch[bi]
+		if x.documented == "" || x.s.Repo == "" {
+			continue
+		}
+		f := lore.Filter{Repo: x.s.Repo, Statuses: []lore.Status{lore.StatusCandidate, lore.StatusActive}}
+		err := ls.Items(ctx, f, func(it lore.Item) error {
+			if it.Repo == x.s.Repo && !slices.Contains(it.Tags, lore.TagDocumented) && documentedIn(it, x.documented) {
+				x.items = append(x.items, lore.Item{ID: it.ID, Text: it.Text, Category: it.Category, Repo: it.Repo,
+					Agent: it.Agent, Signature: it.Signature, Status: lore.StatusCandidate, Tags: []string{lore.TagDocumented}})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package harvest
 
 import (
+	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -91,5 +93,35 @@ func TestInCode(t *testing.T) {
 		if got := inCode(span, code); got != want {
 			t.Errorf("inCode(%q) = %v, want %v", span, got, want)
 		}
+	}
+}
+
+// TestDocumentedStored checks that a session that reads the repository's
+// instructions file marks known what earlier sessions made active, though
+// it ran none of it, without counting as their evidence.
+func TestDocumentedStored(t *testing.T) {
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-1", cwd, []turn{{user: "Test."}, bash("mise run test:ci", "ok", false)})
+	writeClaude(t, dir, "s-2", cwd, []turn{{user: "Test again."}, bash("mise run test:ci", "ok", false)})
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	harvestDir(t, st, dir)
+	fact := func() lore.Item {
+		var got lore.Item
+		st.Items(context.Background(), lore.Filter{AnyStatus: true}, func(it lore.Item) error {
+			if it.Text == "`mise run test:ci` runs the tests." {
+				got = it
+			}
+			return nil
+		})
+		return got
+	}
+	if it := fact(); it.Status != lore.StatusActive {
+		t.Fatalf("before: %+v, want active from two sessions", it)
+	}
+	writeClaude(t, dir, "s-3", cwd, []turn{{user: "Read the docs."},
+		toolCall("Read", map[string]any{"file_path": cwd + "/CLAUDE.md"}, claudeMD, false)})
+	harvestDir(t, st, dir)
+	if it := fact(); it.Status != lore.StatusCandidate || !slices.Contains(it.Tags, lore.TagDocumented) || it.SourceCount != 2 {
+		t.Errorf("after a session read CLAUDE.md: %+v, want a candidate tagged documented, still from 2 sessions", it)
 	}
 }

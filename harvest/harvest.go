@@ -63,6 +63,9 @@ type Found struct {
 	// overcome are the errors the session got past, which confirm the
 	// causes stated for them before (causes.go).
 	overcome []overcome
+	// documented is the code of the repository's instructions file the
+	// session saw, which marks known the items it gives (documented.go).
+	documented string
 }
 
 // Marker starts every prompt lore sends to a model. An agent CLI run as
@@ -229,8 +232,9 @@ type harvested struct {
 	items []lore.Item
 	own   bool // lore's own model call: recorded, not harvested
 	// refresh: a skipped session's record, brought up to date
-	refresh  bool
-	overcome []overcome // errors it got past (causes.go)
+	refresh    bool
+	overcome   []overcome // errors it got past (causes.go)
+	documented string     // code of the instructions file it saw (documented.go)
 }
 
 type harvester struct {
@@ -433,7 +437,7 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		h.mu.Unlock()
 	}
 	rec.Items = len(items)
-	return harvested{s: s, rec: rec, items: items, overcome: found.overcome}, true
+	return harvested{s: s, rec: rec, items: items, overcome: found.overcome, documented: found.documented}, true
 }
 
 // The writer stores up to batchSessions sessions or batchItems items in
@@ -511,6 +515,10 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 		return
 	}
 	if err := h.confirmCauses(ctx, batch); err != nil { // causes.go
+		h.stop(err)
+		return
+	}
+	if err := h.markDocumented(ctx, batch); err != nil { // documented.go
 		h.stop(err)
 		return
 	}

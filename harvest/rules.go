@@ -88,8 +88,8 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.movedFiles()
 	r.versions()
 	r.patterns()
-	over := r.causes() // causes.go; undocumented: documented.go
-	return Found{Items: r.undocumented(r.items), overcome: over}, ctx.Err()
+	over, doc := r.causes(), r.documented() // causes.go, documented.go
+	return Found{Items: undocumented(r.items, doc), overcome: over, documented: doc}, ctx.Err()
 }
 
 func collectCalls(s *lore.Session) []*call {
