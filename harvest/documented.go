@@ -216,14 +216,37 @@ func withOptions(words, line []string) bool {
 	return false
 }
 
-// markDocumented marks known the items stored for a session's repository
-// that the instructions file the session saw already gives, though the
-// session did not find them itself: the file is the repository's, not
-// the session's. The mark goes in as an item with no evidence and no
+// docs is the code of the instructions files the sessions of a run saw,
+// by repository.
+type docs map[string]string
+
+func (d *docs) add(repo, code string) {
+	if repo == "" || code == "" || strings.Contains((*d)[repo], code) {
+		return
+	}
+	if *d == nil {
+		*d = map[string]string{}
+	}
+	(*d)[repo] += code
+}
+
+// markDocumented marks known the items of a batch's sessions that an
+// instructions file of their repository gives, as any session of the run
+// saw it, and the items stored for a session's repository that the file
+// the session saw gives, though the session did not find them itself:
+// the file is the repository's, not the session's. The mark goes in as an item with no evidence and no
 // confidence, which adds only its tag (lore.Merge), and so takes back an
 // item that sessions alone made active. A store that cannot list its
 // items marks nothing more than the session's own.
 func (h *harvester) markDocumented(ctx context.Context, batch []harvested) error {
+	for _, x := range batch {
+		h.docs.add(x.s.Repo, x.documented)
+	}
+	for bi := range batch {
+		if code := h.docs[batch[bi].s.Repo]; code != "" && batch[bi].s.Repo != "" {
+			batch[bi].items = undocumented(batch[bi].items, code)
+		}
+	}
 	ls, ok := h.opts.Store.(itemLister)
 	if !ok {
 		return nil

@@ -125,3 +125,26 @@ func TestDocumentedStored(t *testing.T) {
 		t.Errorf("after a session read CLAUDE.md: %+v, want a candidate tagged documented, still from 2 sessions", it)
 	}
 }
+
+// TestDocumentedLater checks that what a session of the same run saw in
+// the instructions file marks known what later sessions find.
+func TestDocumentedLater(t *testing.T) {
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-0", cwd, []turn{{user: "Read the docs."},
+		toolCall("Read", map[string]any{"file_path": cwd + "/CLAUDE.md"}, claudeMD, false)})
+	writeClaude(t, dir, "s-1", cwd, []turn{{user: "Test."}, bash("mise run test:ci", "ok", false)})
+	writeClaude(t, dir, "s-2", cwd, []turn{{user: "Test again."}, bash("mise run test:ci", "ok", false)})
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	harvestDir(t, st, dir)
+	n := 0
+	st.Items(context.Background(), lore.Filter{AnyStatus: true}, func(it lore.Item) error {
+		n++
+		if it.Status != lore.StatusCandidate || !slices.Contains(it.Tags, lore.TagDocumented) || it.SourceCount != 2 {
+			t.Errorf("%+v: want a candidate tagged documented from 2 sessions", it)
+		}
+		return nil
+	})
+	if n != 1 {
+		t.Errorf("%d items, want 1", n)
+	}
+}

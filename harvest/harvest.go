@@ -246,6 +246,7 @@ type harvester struct {
 	sum  Summary
 	kept int   // items handed to the store
 	fail error // a store that cannot be written ends the run
+	docs docs  // what instructions files document, by repository (documented.go)
 }
 
 func (h *harvester) failed() error {
