@@ -68,7 +68,9 @@ func (r *ruleRun) documented() string {
 				continue
 			}
 			if inBlock {
-				code.WriteString(strings.Join(strings.Fields(line), " ") + "\n")
+				if t := strings.TrimSpace(line); !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "//") {
+					code.WriteString(strings.Join(strings.Fields(line), " ") + "\n") // a comment gives no command ("# Example: npm test")
+				}
 				continue
 			}
 			for _, m := range inlineCode().FindAllStringSubmatch(line, -1) {

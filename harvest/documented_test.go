@@ -11,7 +11,7 @@ import (
 )
 
 const claudeMD = "     1→# Project\n     2→\n     3→Make sure the tests pass before a commit.\n" +
-	"     4→## Commands\n     5→- Test: `mise run test:ci`\n     6→\n     7→```sh\n     8→cd web && pnpm   lint\n     9→```\n"
+	"     4→## Commands\n     5→- Test: `mise run test:ci`\n     6→\n     7→```sh\n     8→cd web && pnpm   lint\n     9→# make\n    10→```\n"
 
 // TestDocumentedKnown checks that what a repository's instructions file
 // gives in code, as the session saw it (read by a tool, or loaded as
@@ -36,7 +36,7 @@ func TestDocumentedKnown(t *testing.T) {
 	}
 	want := []string{"`mise run test:ci` runs the tests.", "`pnpm lint` checks the code."}
 	if got := known(append([]turn{readDoc}, runs...)); !slices.Equal(got, want) {
-		t.Errorf("read CLAUDE.md: known %q, want %q (not `make`, which only prose says; not the pitfall, whose fix it does not give)", got, want)
+		t.Errorf("read CLAUDE.md: known %q, want %q (not `make`, which only prose and a comment say; not the pitfall, whose fix it does not give)", got, want)
 	}
 	if got := known(append([]turn{loaded}, runs...)); !slices.Equal(got, want[:1]) {
 		t.Errorf("loaded AGENTS.md: known %q, want %q", got, want[:1])
