@@ -45,8 +45,13 @@ var (
 	ownDoing = lazyRegexp(`(?i)\b(i|i'm|i've|i'd|i'll|me|my|let me|we're|we've|our)\b|\b(might|maybe|perhaps|probably|likely|possibly|seems?|could be|may be|not sure|unclear|somewhere)\b`)
 )
 
-// maxCause is the longest sentence kept, in characters.
-const maxCause = 220
+const (
+	// maxCause is the longest sentence kept, in characters.
+	maxCause = 220
+	// causeAfter is how many messages after the fix a cause stated still
+	// counts: the words that follow it.
+	causeAfter = 4
+)
 
 // overcome is an error a session met and got past: the signature of a
 // failure, and its position.
@@ -58,8 +63,14 @@ type overcome struct {
 // causes finds the stated causes of the session's failure→success arcs,
 // and the errors it got past without stating one (for confirmCauses).
 func (r *ruleRun) causes() []overcome {
-	var got []overcome
-	n := 0
+	type arc struct {
+		f         *call
+		what      string
+		said      string
+		pos       int
+		from, end int // the messages its cause may be stated in
+	}
+	var arcs []arc
 	done := map[string]bool{}
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.err.Signature == "" || f.cmd == "" && !mcpTool(f.name) ||
@@ -76,13 +87,26 @@ func (r *ruleRun) causes() []overcome {
 		}
 		done[f.err.Signature] = true
 		said, pos := r.statedCause(f.pos, r.calls[j].pos)
-		if said == "" || n >= perRule || r.s.Repo == "" {
-			got = append(got, overcome{f.err.Signature, f.pos})
+		arcs = append(arcs, arc{f, what, said, pos, f.pos, r.calls[j].pos + causeAfter})
+	}
+	var got []overcome
+	n := 0
+	for _, a := range arcs {
+		// A conclusion stated while another error was being got past too
+		// may be about either: it is kept for neither.
+		shared := false
+		for _, b := range arcs {
+			shared = shared || a.said != "" && b.f != a.f && b.from < a.pos && a.pos <= b.end
+		}
+		if a.said == "" || shared || n >= perRule || r.s.Repo == "" {
+			if a.said == "" {
+				got = append(got, overcome{a.f.err.Signature, a.f.pos})
+			}
 			continue
 		}
-		text := fmt.Sprintf("%s fails with %s: %s", quoteCode(what), quoteCode(stable(f.err)), said)
+		text := fmt.Sprintf("%s fails with %s: %s", quoteCode(a.what), quoteCode(stable(a.f.err)), a.said)
 		if r.add(lore.Item{Text: text, Category: lore.CategoryPitfall, Repo: r.s.Repo, Confidence: confLikely,
-			Signature: CausePrefix + f.err.Signature, Tags: []string{program(what), TagCause}}, pos) {
+			Signature: CausePrefix + a.f.err.Signature, Tags: []string{program(a.what), TagCause}}, a.pos) {
 			n++
 		}
 	}
@@ -125,7 +149,7 @@ func (r *ruleRun) statedCause(from, to int) (string, int) {
 			if said != "" {
 				return said, m.Index
 			}
-			if m.Index > to+4 {
+			if m.Index > to+causeAfter {
 				break // the next words about it came and said nothing
 			}
 			continue

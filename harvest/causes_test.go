@@ -45,6 +45,8 @@ func TestStatedCauses(t *testing.T) {
 			"it turns out `uv tool install --force` does not reinstall"},
 		{"a decision", []turn{fail, clean, work, {say: "We decided to pin `tts-types` in `pyproject.toml` so the cached build cannot drift again."}},
 			"we decided to pin `tts-types`"},
+		{"while another error was got past", []turn{fail, bash("gh release view v1", "Exit code 1\nHTTP 404: Not Found", true),
+			{say: cachedCause}, clean, work, bash("gh release view v1", "v1", false)}, ""},
 		{"never got past", []turn{fail, {say: cachedCause}, clean}, ""},
 		{"a guess", []turn{fail, {say: "I think the problem is that uv keeps a cached build of `tts-types` somewhere."}, clean, work}, ""},
 		{"hedged inside", []turn{fail, {say: "The problem is that uv probably keeps a cached build of `tts-types`."}, clean, work}, ""},
