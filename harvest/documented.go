@@ -222,14 +222,17 @@ func withOptions(words, line []string) bool {
 // by repository.
 type docs map[string]string
 
-func (d *docs) add(repo, code string) {
+// add adds code of repo's instructions files, and reports whether it
+// said anything new.
+func (d *docs) add(repo, code string) bool {
 	if repo == "" || code == "" || strings.Contains((*d)[repo], code) {
-		return
+		return false
 	}
 	if *d == nil {
 		*d = map[string]string{}
 	}
 	(*d)[repo] += code
+	return true
 }
 
 // markDocumented marks known the items of a batch's sessions that an
@@ -241,8 +244,13 @@ func (d *docs) add(repo, code string) {
 // item that sessions alone made active. A store that cannot list its
 // items marks nothing more than the session's own.
 func (h *harvester) markDocumented(ctx context.Context, batch []harvested) error {
-	for _, x := range batch {
-		h.docs.add(x.s.Repo, x.documented)
+	fresh := map[string]int{} // repository → the first session of the batch that showed new code of it
+	var repos []string
+	for bi, x := range batch {
+		if _, ok := fresh[x.s.Repo]; !ok && h.docs.add(x.s.Repo, x.documented) {
+			fresh[x.s.Repo] = bi
+			repos = append(repos, x.s.Repo)
+		}
 	}
 	for bi := range batch {
 		if code := h.docs[batch[bi].s.Repo]; code != "" && batch[bi].s.Repo != "" {
@@ -253,14 +261,11 @@ func (h *harvester) markDocumented(ctx context.Context, batch []harvested) error
 	if !ok {
 		return nil
 	}
-	for bi := range batch {
-		x := &batch[bi]
-		if x.documented == "" || x.s.Repo == "" {
-			continue
-		}
-		f := lore.Filter{Repo: x.s.Repo, Statuses: []lore.Status{lore.StatusCandidate, lore.StatusActive}}
+	for _, repo := range repos { // once for each repository whose file says more than before
+		x, code := &batch[fresh[repo]], h.docs[repo]
+		f := lore.Filter{Repo: repo, Statuses: []lore.Status{lore.StatusCandidate, lore.StatusActive}}
 		err := ls.Items(ctx, f, func(it lore.Item) error {
-			if it.Repo == x.s.Repo && !slices.Contains(it.Tags, lore.TagDocumented) && documentedIn(it, x.documented) {
+			if it.Repo == repo && !slices.Contains(it.Tags, lore.TagDocumented) && documentedIn(it, code) {
 				x.items = append(x.items, lore.Item{ID: it.ID, Text: it.Text, Category: it.Category, Repo: it.Repo,
 					Agent: it.Agent, Signature: it.Signature, Status: lore.StatusCandidate, Tags: []string{lore.TagDocumented}})
 			}
