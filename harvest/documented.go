@@ -247,7 +247,7 @@ func (h *harvester) markDocumented(ctx context.Context, batch []harvested) error
 	fresh := map[string]int{} // repository → the first session of the batch that showed new code of it
 	var repos []string
 	for bi, x := range batch {
-		if _, ok := fresh[x.s.Repo]; !ok && h.docs.add(x.s.Repo, x.documented) {
+		if _, ok := fresh[x.s.Repo]; h.docs.add(x.s.Repo, x.documented) && !ok {
 			fresh[x.s.Repo] = bi
 			repos = append(repos, x.s.Repo)
 		}

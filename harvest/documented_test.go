@@ -130,7 +130,10 @@ func TestDocumentedStored(t *testing.T) {
 // the instructions file marks known what later sessions find.
 func TestDocumentedLater(t *testing.T) {
 	dir := t.TempDir()
-	writeClaude(t, dir, "s-0", cwd, []turn{{user: "Read the docs."},
+	// Two files of the repository, read by two sessions of one batch.
+	writeClaude(t, dir, "s-0", cwd, []turn{{user: "Read the agents' file."},
+		toolCall("Read", map[string]any{"file_path": cwd + "/AGENTS.md"}, "Lint with `make lint`.", false)})
+	writeClaude(t, dir, "s-0b", cwd, []turn{{user: "Read the docs."},
 		toolCall("Read", map[string]any{"file_path": cwd + "/CLAUDE.md"}, claudeMD, false)})
 	writeClaude(t, dir, "s-1", cwd, []turn{{user: "Test."}, bash("mise run test:ci", "ok", false)})
 	writeClaude(t, dir, "s-2", cwd, []turn{{user: "Test again."}, bash("mise run test:ci", "ok", false)})
