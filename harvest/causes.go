@@ -3,6 +3,7 @@ package harvest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -72,6 +73,7 @@ func (r *ruleRun) causes() []overcome {
 	}
 	var arcs []arc
 	done := map[string]bool{}
+	memo := map[int]string{} // a message's stated cause, read once
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.err.Signature == "" || f.cmd == "" && !mcpTool(f.name) ||
 			exploring(f.key) || cascade(f.err.Line) || sourcePosition().MatchString(f.err.Line) || done[f.err.Signature] {
@@ -86,7 +88,7 @@ func (r *ruleRun) causes() []overcome {
 			continue
 		}
 		done[f.err.Signature] = true
-		said, pos := r.statedCause(f.pos, r.calls[j].pos)
+		said, pos := r.statedCause(f.pos, r.calls[j].pos, memo)
 		arcs = append(arcs, arc{f, what, said, pos, f.pos, r.calls[j].pos + causeAfter})
 	}
 	var got []overcome
@@ -134,16 +136,22 @@ func (r *ruleRun) nextToolSuccess(i int) int {
 // statedCause is the conclusion the agent stated about the failure at
 // message from, fixed by message to: its first in the message that
 // follows the fix with text, else its last before the fix; and the
-// message's index. "" when it stated none.
-func (r *ruleRun) statedCause(from, to int) (string, int) {
+// message's index. "" when it stated none. memo keeps what each message
+// states, by index.
+func (r *ruleRun) statedCause(from, to int, memo map[int]string) (string, int) {
 	last, lastPos := "", 0
-	for _, m := range r.s.Messages {
+	i, _ := slices.BinarySearchFunc(r.s.Messages, from+1, func(m lore.Message, idx int) int { return m.Index - idx })
+	for _, m := range r.s.Messages[i:] {
 		if m.Index <= from || m.Role != lore.RoleAssistant || m.Text == "" && m.Thinking == "" || m.Sidechain {
 			continue
 		}
-		said := causeIn(m.Text)
-		if said == "" {
-			said = causeIn(m.Thinking) // the agent's own reasoning, as some agents write it down
+		said, ok := memo[m.Index]
+		if !ok {
+			said = causeIn(m.Text)
+			if said == "" {
+				said = causeIn(m.Thinking) // the agent's own reasoning, as some agents write it down
+			}
+			memo[m.Index] = said
 		}
 		if m.Index > to {
 			if said != "" {

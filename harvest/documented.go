@@ -54,7 +54,8 @@ func (r *ruleRun) documented() string {
 		}
 	}
 	for _, m := range r.s.Messages {
-		if (m.Role == lore.RoleSystem || m.Role == lore.RoleUser) && loadedInstructions().MatchString(m.Text) {
+		if (m.Role == lore.RoleSystem || m.Role == lore.RoleUser) && (strings.Contains(m.Text, " instructions for ") ||
+			strings.Contains(m.Text, "Contents of ")) && loadedInstructions().MatchString(m.Text) {
 			docs = append(docs, m.Text)
 		}
 	}
@@ -105,6 +106,9 @@ func (r *ruleRun) ofRepository(p string) bool {
 // docPath is the file a call read, by a read tool or a shell's cat, head,
 // less or bat; "" for another call.
 func docPath(c *call) string {
+	if !strings.Contains(c.input, ".md") && !strings.Contains(c.input, "rules") {
+		return "" // names no instructions file: most calls, cheaply
+	}
 	if c.cmd == "" {
 		if !readTool(c.name) {
 			return ""
