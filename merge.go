@@ -104,6 +104,11 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 		it.Status = StatusActive
 	}
 	Promote(it)
+	// What the repository's instructions file says is known: a session
+	// that saw it there takes back what sessions alone made active.
+	if mode == Adding && slices.Contains(in.Tags, TagDocumented) && it.Status == StatusActive && manual == 0 {
+		it.Status = StatusCandidate
+	}
 	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
 		!it.FirstSeen.Equal(old.FirstSeen) || !it.LastConfirmed.Equal(old.LastConfirmed) ||
 		!it.Expires.Equal(old.Expires) || !slices.Equal(it.Tags, old.Tags) || !slices.Equal(it.Related, old.Related)
@@ -117,7 +122,7 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 // machine (see OneOff). It reports whether it did.
 func Promote(it *Item) bool {
 	if it.Status != StatusCandidate || it.SourceCount < 2 || it.Confidence < PromoteConfidence ||
-		slices.Contains(it.Tags, TagHeld) || OneOff(it.Text) {
+		slices.Contains(it.Tags, TagHeld) || slices.Contains(it.Tags, TagDocumented) || OneOff(it.Text) {
 		return false
 	}
 	it.Status = StatusActive
@@ -134,7 +139,8 @@ func Promote(it *Item) bool {
 // it active when a second session confirms it. Items a person adds (lore
 // add, an import) are theirs to make active.
 func Earned(it Item) bool {
-	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || OneOff(it.Text) {
+	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || slices.Contains(it.Tags, TagDocumented) ||
+		OneOff(it.Text) {
 		return false
 	}
 	if slices.Contains(it.Tags, TagVerified) {
@@ -146,6 +152,12 @@ func Earned(it Item) bool {
 	}
 	return len(seen) >= 2
 }
+
+// TagDocumented marks an item whose commands or names the repository's
+// instructions file for agents (CLAUDE.md, AGENTS.md …) already gives, as
+// a session saw it: known, so kept a candidate, and never handed out
+// again by sessions alone.
+const TagDocumented = "documented"
 
 // TagVerified marks an item whose session showed it true: a pitfall whose
 // fix, the same program and subcommand, worked right after the failure

@@ -77,7 +77,7 @@ func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 		return false
 	}
 	kind, quote := "", ""
-	ss := sentences(text)
+	ss := userSentences(text)
 	for i, s := range ss {
 		k := redirect(s)
 		if k == "" || kind == lore.TagPreference || k == kind {
@@ -195,11 +195,11 @@ func pasted(text string) bool {
 var pastedLine = lazyRegexp(`^(at \S+\(|File "|Traceback|\d{4}-\d\d-\d\d[T ]\d\d:|\[?(ERROR|WARN(ING)?|INFO|DEBUG)\]? |` +
 	`\w+(Error|Exception):|[$>] \S|(func|def|class|import|package|const|let|var|return) \S|[{}();]+$)|;$`)
 
-// sentences cuts a message into the sentences a redirect may be: at a
+// userSentences cuts a message into the sentences a redirect may be: at a
 // full stop, a question or exclamation mark or a semicolon followed by a
 // space, and at line ends. The dots of main.go and v1.2 cut nothing. A
 // question is no redirect, and is left out.
-func sentences(text string) []string {
+func userSentences(text string) []string {
 	var out []string
 	start := 0
 	cut := func(end int) {

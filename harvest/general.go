@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -68,7 +69,7 @@ func generalWords(cmd, errLine string, other []string) []string {
 		flag := strings.HasPrefix(w, "-") && len(w) > 1
 		sub = sub && !flag && plainWord().MatchString(w)
 		name, _, _ := strings.Cut(w, "=")
-		if !sub && (!flag || !strings.Contains(errLine, name) && contains(other, w)) {
+		if !sub && (!flag || !strings.Contains(errLine, name) && slices.Contains(other, w)) {
 			w = "…"
 		}
 		if w == "…" && narrow[len(narrow)-1] == "…" {
@@ -83,15 +84,6 @@ func generalWords(cmd, errLine string, other []string) []string {
 // URL is kept: it names the service the command reached.
 func free(w string) bool {
 	return strings.ContainsAny(w, " \t\n") || len([]rune(w)) > maxArgument && !strings.Contains(w, "://")
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // generalPitfall is the failed and the working command of a pitfall as

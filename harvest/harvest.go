@@ -60,6 +60,12 @@ type Found struct {
 	// Dropped counts items of usable answers that lacked what an item
 	// needs (a text, a known category, a position the part holds).
 	Dropped int
+	// overcome are the errors the session got past, which confirm the
+	// causes stated for them before (causes.go).
+	overcome []overcome
+	// documented is the code of the repository's instructions file the
+	// session saw, which marks known the items it gives (documented.go).
+	documented string
 }
 
 // Marker starts every prompt lore sends to a model. An agent CLI run as
@@ -226,7 +232,9 @@ type harvested struct {
 	items []lore.Item
 	own   bool // lore's own model call: recorded, not harvested
 	// refresh: a skipped session's record, brought up to date
-	refresh bool
+	refresh    bool
+	overcome   []overcome // errors it got past (causes.go)
+	documented string     // code of the instructions file it saw (documented.go)
 }
 
 type harvester struct {
@@ -238,6 +246,7 @@ type harvester struct {
 	sum  Summary
 	kept int   // items handed to the store
 	fail error // a store that cannot be written ends the run
+	docs docs  // what instructions files document, by repository (documented.go)
 }
 
 func (h *harvester) failed() error {
@@ -429,7 +438,7 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		h.mu.Unlock()
 	}
 	rec.Items = len(items)
-	return harvested{s: s, rec: rec, items: items}, true
+	return harvested{s: s, rec: rec, items: items, overcome: found.overcome, documented: found.documented}, true
 }
 
 // The writer stores up to batchSessions sessions or batchItems items in
@@ -504,6 +513,14 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 				tally(sum, x, nil)
 			}
 		})
+		return
+	}
+	if err := h.confirmCauses(ctx, batch); err != nil { // causes.go
+		h.stop(err)
+		return
+	}
+	if err := h.markDocumented(ctx, batch); err != nil { // documented.go
+		h.stop(err)
 		return
 	}
 	var items []lore.Item

@@ -93,7 +93,8 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.versions()
 	r.patterns()
 	r.corrections()
-	return Found{Items: r.items}, ctx.Err()
+	over, doc := r.causes(), r.documented() // causes.go, documented.go
+	return Found{Items: undocumented(r.items, doc), overcome: over, documented: doc}, ctx.Err()
 }
 
 func collectCalls(s *lore.Session) []*call {
@@ -354,16 +355,10 @@ func (r *ruleRun) commandFacts() {
 	count := map[string]int{}
 	var order []string
 	for _, c := range r.calls {
-		if !c.ok() || !buildOrTest(c.key) || selective(c.cmd) || dryRun(c.cmd) || versionCommand(c.cmd) ||
+		verb := purpose(c.cmd, c.key) // runners.go
+		if !c.ok() || verb == "" || selective(c.cmd) || dryRun(c.cmd) || versionCommand(c.cmd) ||
 			helpOnly(c.cmd) || !simple(c.cmd) {
 			continue
-		}
-		verb := "builds the project"
-		switch {
-		case testCommand(c.key):
-			verb = "runs the tests"
-		case checkCommand(c.key):
-			verb = "checks the code"
 		}
 		norm := normCommand(c.cmd)
 		if dir := r.ranIn(c); dir != "" {
