@@ -181,7 +181,16 @@ var (
 // tells the next session little until it is said in general words, so
 // sessions never make it active on their own.
 func OneOff(text string) bool {
-	if homePath.MatchString(text) || ticketNumber.MatchString(text) {
+	// Each pattern needs a home folder's name or a digit: most texts
+	// hold neither, and are passed over without running them.
+	if (strings.Contains(text, "/Users/") || strings.Contains(text, "/home/") || strings.Contains(text, `:\Users\`)) &&
+		homePath.MatchString(text) {
+		return true
+	}
+	if !strings.ContainsAny(text, "0123456789") {
+		return false
+	}
+	if ticketNumber.MatchString(text) {
 		return true
 	}
 	for _, w := range hexWord.FindAllString(text, -1) {

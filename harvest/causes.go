@@ -172,6 +172,9 @@ func (r *ruleRun) statedCause(from, to int, memo map[int]string) (string, int) {
 // causeIn is the first sentence of an agent's text that states a cause
 // or a decision and reads on its own, as an item shows it; or "".
 func causeIn(text string) string {
+	if !mayStateCause(text) {
+		return ""
+	}
 	for _, s := range agentSentences(text) {
 		loc := causeLead().FindStringIndex(s)
 		if loc == nil || loc[0] > 60 || hedged().MatchString(s[:loc[0]]) {
@@ -311,4 +314,19 @@ func (h *harvester) confirmCauses(ctx context.Context, batch []harvested) error 
 		}
 	}
 	return nil
+}
+
+// causeWords are what every start causeLead knows holds one of.
+var causeWords = []string{"cause", "problem", "issue", "reason", "turns out", "decided", "instead"}
+
+// mayStateCause reports whether text holds one of causeWords: the
+// sentences of most texts need no closer look.
+func mayStateCause(text string) bool {
+	l := strings.ToLower(text)
+	for _, w := range causeWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }

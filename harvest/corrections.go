@@ -73,7 +73,7 @@ func (r *ruleRun) corrections() {
 // the agent, and reports whether it did.
 func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 	text = strings.TrimSpace(text)
-	if utf8.RuneCountInString(text) > maxTyped || pasted(text) || ephemeral(text) {
+	if utf8.RuneCountInString(text) > maxTyped {
 		return false
 	}
 	kind, quote := "", ""
@@ -88,7 +88,9 @@ func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 			quote = ss[i-1] + " " + s // what "that" or "our own" is about
 		}
 	}
-	if kind == "" {
+	// Pastes and what holds for a moment only are ruled out once a
+	// redirect is found: most messages hold none, and these are dearer.
+	if kind == "" || pasted(text) || ephemeral(text) {
 		return false
 	}
 	if whole := collapse(text); utf8.RuneCountInString(whole) <= maxQuote {
@@ -234,12 +236,33 @@ var question = lazyRegexp(`^(\W*(ok|okay|so|and|but|also|hmm|wait),?\s+)*\W*(why
 func redirect(s string) string {
 	l := strings.ToLower(s)
 	switch {
-	case standing().MatchString(l):
+	case holdsAny(l, standingWords) && standing().MatchString(l):
 		return lore.TagPreference
-	case redirectStart().MatchString(l) && !smallTalk().MatchString(l), redirectAnywhere().MatchString(l):
+	case redirectStart().MatchString(l) && !smallTalk().MatchString(l), holdsAny(l, anywhereWords) && redirectAnywhere().MatchString(l):
 		return lore.TagCorrection
 	}
 	return ""
+}
+
+// standingWords and anywhereWords hold a word of every form standing and
+// redirectAnywhere know: a sentence holding none of them is passed over
+// without running those expressions, which look at every position.
+var (
+	standingWords = []string{"always", "never", "from now on", "going forward", "henceforth", "future", "every time",
+		"each time", "by default", "as a rule", "standard", "default", "rule", "habit", "we ", "prefer", "pattern",
+		"convention", "policy", "practice", "всегда", "никогда", "впредь", "immer", "niemals", "grundsätzlich", "siempre",
+		"nunca", "toujours", "jamais"}
+	anywhereWords = []string{"instead", "rather than", "use ", "told you", "asked you", "as i said", "вместо", "statt",
+		"en lugar de", "en vez de", "au lieu de", "plutôt que"}
+)
+
+func holdsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Words are matched between these, not at \b, which knows ASCII letters

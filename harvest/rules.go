@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/netip"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
@@ -78,9 +77,29 @@ type call struct {
 	erred  bool   // the agent marked the result failed, or its exit code did
 	failed bool   // an error of the environment or of the tool protocol
 	err    errsig.Error
+	// writing and destroying cache writes(cmd) and destructive(cmd):
+	// 0 not yet known, 1 no, 2 yes.
+	writing, destroying uint8
 }
 
 func (c *call) ok() bool { return c.done && !c.erred }
+
+// writes is writes(c.cmd), worked out once: each failure asks it of
+// every call before its fix.
+func (c *call) writes() bool { return cached(&c.writing, c.cmd, writes) }
+
+// destructive is destructive(c.cmd), worked out once.
+func (c *call) destructive() bool { return cached(&c.destroying, c.cmd, destructive) }
+
+func cached(flag *uint8, cmd string, f func(string) bool) bool {
+	if *flag == 0 {
+		*flag = 1
+		if f(cmd) {
+			*flag = 2
+		}
+	}
+	return *flag == 2
+}
 
 // Extract applies the rules to one session read with its messages.
 func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
@@ -174,7 +193,7 @@ func (r *ruleRun) pitfalls() {
 	n := 0
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.key == "" || n >= perRule ||
-			exploring(f.key) || f.err.Class == errsig.ClassSandbox || cascade(f.err.Line) || destructive(f.cmd) ||
+			exploring(f.key) || f.err.Class == errsig.ClassSandbox || cascade(f.err.Line) || f.destructive() ||
 			!simple(f.cmd) || sourcePosition().MatchString(f.err.Line) {
 			continue // a chain's failure is not its last command's; an error at a line of code is the code's
 		}
@@ -183,7 +202,7 @@ func (r *ruleRun) pitfalls() {
 			continue
 		}
 		s := r.calls[j]
-		if !simple(s.cmd) || subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || destructive(s.cmd) || writes(s.cmd) ||
+		if !simple(s.cmd) || subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || s.destructive() || s.writes() ||
 			r.writtenBetween(i, j) {
 			continue
 		}
@@ -270,7 +289,7 @@ func (r *ruleRun) quietBetween(i, j int) bool {
 func (r *ruleRun) writtenBetween(i, j int) bool {
 	for k := i + 1; k < j; k++ {
 		c := r.calls[k]
-		if c.cmd == "" && editTool(c.name) || c.cmd != "" && writes(c.cmd) {
+		if c.cmd == "" && editTool(c.name) || c.cmd != "" && c.writes() {
 			return true
 		}
 	}
@@ -534,6 +553,10 @@ const readWindow = 30
 func (r *ruleRun) definedIn(i int, sym string) string {
 	def := definitionPattern(sym)
 	for _, line := range strings.Split(r.calls[i].output, "\n") {
+		// A line that does not name sym defines nothing of it.
+		if !strings.Contains(line, sym) {
+			continue
+		}
 		if p, text, ok := grepLine(line); ok && def.MatchString(text) {
 			return p
 		}
@@ -547,7 +570,7 @@ func (r *ruleRun) definedIn(i int, sym string) string {
 			continue
 		}
 		for _, line := range strings.Split(c.output, "\n") {
-			if def.MatchString(stripLineNumber(line)) {
+			if strings.Contains(line, sym) && def.MatchString(stripLineNumber(line)) {
 				return p
 			}
 		}
@@ -623,7 +646,7 @@ func (r *ruleRun) specific(text string) bool {
 	lower := strings.ToLower(text)
 	if r.s.Repo != "" {
 		name := strings.ToLower(path.Base(r.s.Repo))
-		if len(name) > 2 && regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`).MatchString(lower) {
+		if len(name) > 2 && hasWord(lower, name) {
 			return true
 		}
 	}
@@ -697,4 +720,25 @@ func stable(e errsig.Error) string {
 		return clip(strings.TrimSuffix(line, "."), maxErrorLine)
 	}
 	return clip(strings.TrimSuffix(body, "."), maxErrorLine)
+}
+
+// hasWord reports whether word stands in s between ASCII word
+// boundaries, as \bword\b matches it.
+func hasWord(s, word string) bool {
+	for i := 0; ; {
+		k := strings.Index(s[i:], word)
+		if k < 0 {
+			return false
+		}
+		k += i
+		e := k + len(word)
+		if (k == 0 || !asciiWord(s[k-1]) || !asciiWord(word[0])) && (e == len(s) || !asciiWord(s[e]) || !asciiWord(word[len(word)-1])) {
+			return true
+		}
+		i = k + 1
+	}
+}
+
+func asciiWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

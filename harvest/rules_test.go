@@ -232,3 +232,22 @@ func TestSpecific(t *testing.T) {
 		}
 	}
 }
+
+func TestHasWord(t *testing.T) {
+	for _, tt := range []struct {
+		s, w string
+		want bool
+	}{
+		{"see agentv/readme", "agentv", true},
+		{"agentv", "agentv", true},
+		{"the agentvx tool", "agentv", false},
+		{"my_agentv here", "agentv", false},
+		{"xagentv and agentv.", "agentv", true},
+		{"cc-backend builds", "cc-backend", true},
+		{"acc-backend", "cc-backend", false},
+	} {
+		if got := hasWord(tt.s, tt.w); got != tt.want {
+			t.Errorf("hasWord(%q, %q) = %v", tt.s, tt.w, got)
+		}
+	}
+}
