@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // runLoreStdin is runLore with standard input and environment variables.
@@ -356,5 +358,55 @@ func TestBootChecksLocationFacts(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(agents); !strings.Contains(string(b), "`Load` is defined") || strings.Contains(string(b), "`Save` is defined") {
 		t.Errorf("context write in the checkout wrote:\n%s", b)
+	}
+}
+
+// MCP boot_context, served from a checkout of the repository it is asked
+// about, checks location facts against the working tree as boot --cwd
+// does; asked about another repository, it has no tree to check.
+func TestMCPBootChecksLocationFacts(t *testing.T) {
+	store := bootStore(t)
+	for _, text := range []string{"`Load` is defined in `store/load.go`.", "`Save` is defined in `store/save.go`."} {
+		if r := runLore(t, "", "add", text, "-c", "fact", "--repo", "acme/api", "--store", store); r.code != 0 {
+			t.Fatal(r.err)
+		}
+	}
+	home := t.TempDir()
+	repo := filepath.Join(home, "src", "api")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "store"), 0o755)
+	os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "store", "load.go"), []byte("package store\n\nfunc Load() {}\n"), 0o644)
+	env := testEnv(home, nil)
+	env.Cwd = repo
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, newFactory(&iostreams.IOStreams{In: inR, Out: outW, ErrOut: &errOut}, env), []string{"mcp", "--store", store})
+		outW.Close()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (%s)", err, errOut.String())
+	}
+	defer func() { cs.Close(); inW.Close(); <-done }()
+	text := func(args map[string]any) string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boot_context", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("boot_context %v: %v %+v", args, err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return string(b)
+	}
+	if got := text(map[string]any{}); !strings.Contains(got, "`Load` is defined") || strings.Contains(got, "`Save` is defined") {
+		t.Errorf("boot_context in the checkout: %s", got)
+	}
+	if got := text(map[string]any{"repo": "acme/other"}); strings.Contains(got, "is defined") {
+		t.Errorf("boot_context for another repository: %s", got)
 	}
 }

@@ -88,18 +88,23 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 		return err
 	}
 	defer st.Close()
-	repo := opts.Repo
+	wd := opts.Env.Cwd
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	repo, wdRepo := opts.Repo, ""
+	if wd != "" {
+		wdRepo = transcript.RepoOfDir(wd)
+	}
 	if repo == "" {
-		if wd, err := os.Getwd(); err == nil {
-			repo = transcript.RepoOfDir(wd)
-		}
+		repo = wdRepo
 	}
 	log := slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcpserver.New(st, mcpserver.Options{
 		Version: versionString(),
 		Agent:   opts.Agent,
 		Repo:    repo,
-		Boot:    bootContext(st),
+		Boot:    bootContext(st, wd, wdRepo),
 		Log:     log,
 	})
 	// The injected streams rather than mcp.StdioTransport, which is bound
@@ -118,10 +123,16 @@ func mcpRun(ctx context.Context, opts *mcpOptions) error {
 }
 
 // bootContext is boot_context's builder over st: boot.Build with its
-// defaults.
-func bootContext(st lore.Store) mcpserver.BootFunc {
+// defaults. When the server's folder wd is a checkout of the repository
+// asked about (wdRepo), its location facts are checked against the
+// working tree, as lore boot --cwd does.
+func bootContext(st lore.Store, wd, wdRepo string) mcpserver.BootFunc {
 	return func(ctx context.Context, r mcpserver.BootRequest) (mcpserver.BootContext, error) {
-		c, err := boot.Build(ctx, st, boot.Options{Repo: r.Repo, Agent: r.Agent, Task: r.Task, Budget: r.Budget})
+		o := boot.Options{Repo: r.Repo, Agent: r.Agent, Task: r.Task, Budget: r.Budget}
+		if wd != "" && r.Repo != "" && lore.SameRepo(r.Repo, wdRepo) {
+			o.Dir, o.Cwd = transcript.CheckoutRoot(wd), wd
+		}
+		c, err := boot.Build(ctx, st, o)
 		if err != nil {
 			return mcpserver.BootContext{}, err
 		}
