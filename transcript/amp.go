@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strconv"
@@ -392,32 +391,4 @@ func ampInfoText(m *fastjson.Value) string {
 		}
 	}
 	return out
-}
-
-// anthropicBlocks adds an assistant's Anthropic content blocks (text,
-// thinking, tool_use), as Amp and Droid write them, to m, and reports
-// whether it said anything.
-func anthropicBlocks(b *builder, blocks []*fastjson.Value, m *lore.Message) (text bool) {
-	for _, c := range blocks {
-		switch string(c.GetStringBytes("type")) {
-		case "text":
-			if s := c.GetStringBytes("text"); len(bytes.TrimSpace(s)) > 0 {
-				text = true
-				if b.keep {
-					m.Text = joinText(m.Text, string(s))
-				}
-			}
-		case "thinking":
-			if b.keep {
-				m.Thinking = joinText(m.Thinking, str(c, "thinking"))
-			}
-		case "tool_use":
-			call := lore.ToolCall{ID: str(c, "id")}
-			if b.keep {
-				call.Name, call.Input = str(c, "name"), raw(c, "input")
-			}
-			m.ToolCalls = append(m.ToolCalls, call)
-		}
-	}
-	return text
 }

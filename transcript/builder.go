@@ -1,10 +1,12 @@
 package transcript
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/valyala/fastjson"
 )
 
 // maxWarningSamples bounds the warning texts kept on a session; the
@@ -234,4 +236,32 @@ func joinText(a, b string) string {
 		return a
 	}
 	return a + "\n" + b
+}
+
+// anthropicBlocks adds an assistant's Anthropic content blocks (text,
+// thinking, tool_use), as Amp, Droid and Cursor's agent transcripts write them, to m, and reports
+// whether it said anything.
+func anthropicBlocks(b *builder, blocks []*fastjson.Value, m *lore.Message) (text bool) {
+	for _, c := range blocks {
+		switch string(c.GetStringBytes("type")) {
+		case "text":
+			if s := c.GetStringBytes("text"); len(bytes.TrimSpace(s)) > 0 {
+				text = true
+				if b.keep {
+					m.Text = joinText(m.Text, string(s))
+				}
+			}
+		case "thinking":
+			if b.keep {
+				m.Thinking = joinText(m.Thinking, str(c, "thinking"))
+			}
+		case "tool_use":
+			call := lore.ToolCall{ID: str(c, "id")}
+			if b.keep {
+				call.Name, call.Input = str(c, "name"), raw(c, "input")
+			}
+			m.ToolCalls = append(m.ToolCalls, call)
+		}
+	}
+	return text
 }

@@ -167,36 +167,12 @@ func (r *cursorReader) line(v *fastjson.Value, side bool) {
 	default:
 		return
 	}
-	keep := r.b.keep
-	var (
-		text  []string
-		calls []lore.ToolCall
-	)
-	hasText := false
-	for _, blk := range v.GetArray("message", "content") {
-		switch string(blk.GetStringBytes("type")) {
-		case "text":
-			t := blk.GetStringBytes("text")
-			if strings.TrimSpace(string(t)) != "" {
-				hasText = true
-				if keep {
-					text = append(text, string(t))
-				}
-			}
-		case "tool_use":
-			c := lore.ToolCall{ID: str(blk, "id")}
-			if keep {
-				c.Name = str(blk, "name")
-				c.Input = raw(blk, "input")
-			}
-			calls = append(calls, c)
-		}
-	}
-	if role == lore.RoleUser && !hasText || role == lore.RoleAssistant && !hasText && len(calls) == 0 {
+	m := lore.Message{Role: role, Sidechain: side}
+	if hasText := anthropicBlocks(r.b, v.GetArray("message", "content"), &m); !hasText && (role == lore.RoleUser || len(m.ToolCalls) == 0) {
 		return
 	}
 	if role == lore.RoleUser {
-		calls = nil // a user never calls tools
+		m.ToolCalls = nil // a user never calls tools
 		if r.b.s.Cwd == "" && !side {
 			for _, blk := range v.GetArray("message", "content") {
 				if p := cursorWorkspacePath(str(blk, "text")); p != "" {
@@ -206,7 +182,7 @@ func (r *cursorReader) line(v *fastjson.Value, side bool) {
 			}
 		}
 	}
-	r.b.add(lore.Message{Role: role, Text: strings.Join(text, "\n"), ToolCalls: calls, Sidechain: side})
+	r.b.add(m)
 	if !side && role == lore.RoleUser {
 		r.end = lore.OutcomeUnknown // a turn begun and not (yet) ended
 	}
