@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -325,24 +324,33 @@ func TestBootBudgetTooSmall(t *testing.T) {
 	}
 }
 
-// boot --cwd in a checkout of the repository does not hand out a location
-// fact whose file no longer defines the symbol; boot --repo, which has no
-// working tree to look at, does.
-func TestBootChecksLocationFacts(t *testing.T) {
-	store := bootStore(t)
+// locationFactsCheckout makes a store with two location facts of
+// acme/api, "`Load` is defined in `store/load.go`" and "`Save` is defined
+// in `store/save.go`", and a checkout of acme/api whose working tree
+// defines Load only; env's folder is the checkout.
+func locationFactsCheckout(t *testing.T) (store string, env transcript.Env, repo string) {
+	store = bootStore(t)
 	for _, text := range []string{"`Load` is defined in `store/load.go`.", "`Save` is defined in `store/save.go`."} {
 		if r := runLore(t, "", "add", text, "-c", "fact", "--repo", "acme/api", "--store", store); r.code != 0 {
 			t.Fatal(r.err)
 		}
 	}
 	home := t.TempDir()
-	repo := filepath.Join(home, "src", "api")
+	repo = filepath.Join(home, "src", "api")
 	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
 	os.MkdirAll(filepath.Join(repo, "store"), 0o755)
 	os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, "store", "load.go"), []byte("package store\n\nfunc Load() {}\n"), 0o644)
-	env := testEnv(home, nil)
+	env = testEnv(home, nil)
 	env.Cwd = repo
+	return store, env, repo
+}
+
+// boot --cwd in a checkout of the repository does not hand out a location
+// fact whose file no longer defines the symbol; boot --repo, which has no
+// working tree to look at, does.
+func TestBootChecksLocationFacts(t *testing.T) {
+	store, env, repo := locationFactsCheckout(t)
 	r := runIn(t, env, "", nil, "boot", "--cwd", ".", "--store", store)
 	if r.code != 0 || !strings.Contains(r.stdout, "`Load` is defined") || strings.Contains(r.stdout, "`Save` is defined") {
 		t.Errorf("boot --cwd in the checkout: exit %d, %q, %q", r.code, r.stdout, r.err)
@@ -365,36 +373,11 @@ func TestBootChecksLocationFacts(t *testing.T) {
 // about, checks location facts against the working tree as boot --cwd
 // does; asked about another repository, it has no tree to check.
 func TestMCPBootChecksLocationFacts(t *testing.T) {
-	store := bootStore(t)
-	for _, text := range []string{"`Load` is defined in `store/load.go`.", "`Save` is defined in `store/save.go`."} {
-		if r := runLore(t, "", "add", text, "-c", "fact", "--repo", "acme/api", "--store", store); r.code != 0 {
-			t.Fatal(r.err)
-		}
-	}
-	home := t.TempDir()
-	repo := filepath.Join(home, "src", "api")
-	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
-	os.MkdirAll(filepath.Join(repo, "store"), 0o755)
-	os.WriteFile(filepath.Join(repo, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/acme/api.git\n"), 0o644)
-	os.WriteFile(filepath.Join(repo, "store", "load.go"), []byte("package store\n\nfunc Load() {}\n"), 0o644)
-	env := testEnv(home, nil)
-	env.Cwd = repo
+	store, env, _ := locationFactsCheckout(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	var errOut bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, newFactory(&iostreams.IOStreams{In: inR, Out: outW, ErrOut: &errOut}, env), []string{"mcp", "--store", store})
-		outW.Close()
-	}()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (%s)", err, errOut.String())
-	}
-	defer func() { cs.Close(); inW.Close(); <-done }()
+	cs, done, _ := mcpInProcessEnv(ctx, t, env, "mcp", "--store", store)
+	defer func() { cs.Close(); <-done }()
 	text := func(args map[string]any) string {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boot_context", Arguments: args})
 		if err != nil || res.IsError {

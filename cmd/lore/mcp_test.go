@@ -115,13 +115,20 @@ func TestMCPOverStdio(t *testing.T) {
 // session with it, and what the command returned once it is done.
 func mcpInProcess(ctx context.Context, t *testing.T, args ...string) (*mcp.ClientSession, <-chan int, *bytes.Buffer) {
 	t.Helper()
+	return mcpInProcessEnv(ctx, t, transcript.HostEnv(), args...)
+}
+
+// mcpInProcessEnv is mcpInProcess in the environment env (its home,
+// variables and working folder).
+func mcpInProcessEnv(ctx context.Context, t *testing.T, env transcript.Env, args ...string) (*mcp.ClientSession, <-chan int, *bytes.Buffer) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var errOut bytes.Buffer
 	ios := &iostreams.IOStreams{In: inR, Out: outW, ErrOut: &errOut}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, newFactory(ios, transcript.HostEnv()), args)
+		done <- run(ctx, newFactory(ios, env), args)
 		outW.Close()
 	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
