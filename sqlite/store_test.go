@@ -754,30 +754,14 @@ func TestOpenDecidesUnderLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	made := filepath.Join(dir, "made.db")
-	s, err := Open(ctx, made, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact}}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	made := oneItemStore(t, filepath.Join(dir, "made.db"))
 	defer func() { beforeClaim = func() {} }()
 	beforeClaim = func() {
 		if err := os.Rename(made, path); err != nil {
 			t.Error(err)
 		}
 	}
-	s, err = Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatalf("a store made while it was being opened: %v", err)
-	}
-	n, err := s.Count(ctx, lore.Filter{})
-	s.Close()
-	if err != nil || n != 1 {
-		t.Errorf("%d items (%v), want the made store's 1", n, err)
-	}
+	wantOneItem(t, path, "a store made while it was being opened")
 	beforeClaim = func() {}
 	other := filepath.Join(dir, "other.db")
 	db, err = sql.Open("sqlite", other)
@@ -807,15 +791,7 @@ func TestOpenDecidesUnderLock(t *testing.T) {
 func TestOpenDamagedUnderLock(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	made := filepath.Join(dir, "made.db")
-	s, err := Open(ctx, made, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Add(ctx, []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact}}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	made := oneItemStore(t, filepath.Join(dir, "made.db"))
 	good, err := os.ReadFile(made)
 	if err != nil {
 		t.Fatal(err)
@@ -839,15 +815,7 @@ func TestOpenDamagedUnderLock(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	s, err = Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatalf("a store whole by the time the lock was held: %v", err)
-	}
-	n, err := s.Count(ctx, lore.Filter{})
-	s.Close()
-	if err != nil || n != 1 {
-		t.Errorf("%d items (%v), want 1", n, err)
-	}
+	wantOneItem(t, path, "a store whole by the time the lock was held")
 	beforeClaim = func() {}
 	other := filepath.Join(dir, "other.db")
 	if err := os.WriteFile(other, bad, 0o600); err != nil {
@@ -858,5 +826,34 @@ func TestOpenDamagedUnderLock(t *testing.T) {
 			s.Close()
 		}
 		t.Errorf("a damaged store: %v, want it reported damaged", err)
+	}
+}
+
+// oneItemStore makes a store at path holding one item, and returns path.
+func oneItemStore(t *testing.T, path string) string {
+	t.Helper()
+	s, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Add(context.Background(), []lore.Item{{Text: "The api reads its config from /etc/api.toml", Category: lore.CategoryFact}}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// wantOneItem opens the store at path, which must hold oneItemStore's
+// item; what says what the store is.
+func wantOneItem(t *testing.T, path, what string) {
+	t.Helper()
+	s, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	n, err := s.Count(context.Background(), lore.Filter{})
+	s.Close()
+	if err != nil || n != 1 {
+		t.Errorf("%s: %d items (%v), want 1", what, n, err)
 	}
 }
