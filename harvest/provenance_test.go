@@ -11,6 +11,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/sqlite"
 )
 
 // strangerSessions are sessions whose tool output (a --version line, an
@@ -157,19 +158,7 @@ func TestModelItemsByProvenance(t *testing.T) {
 		items = append(items, ans(s, "pattern", 0.9, 3)) // the agent's message
 	}
 	items = append(items, ans(own[0], "pattern", 0.9, 10), ans(own[1], "fact", 0.9, 8))
-	x, err := NewLLM(scripted(answerJSON(items...), answerJSON(items...)), LLMOptions{ContextTokens: 32768})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
-	if _, err := Run(ctx, list(t, dir), Options{Store: st, Extractor: x}); err != nil {
-		t.Fatal(err)
-	}
-	stored := map[string]lore.Item{}
-	st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
-		stored[it.Text] = it
-		return nil
-	})
+	st, stored := harvestWithModel(t, dir, answerJSON(items...), answerJSON(items...))
 	for _, s := range strangers {
 		if it, ok := stored[s]; !ok || it.Status == lore.StatusActive || !slices.Contains(it.Tags, lore.TagHeld) {
 			t.Errorf("%q stored %s, tags %v; want held", s, it.Status, it.Tags)
@@ -297,7 +286,6 @@ func ansQuoted(text, cat string, conf float64, pos int, quote string) string {
 // order whose quote the session lacks is held too; what the agent and the
 // user said stays active.
 func TestModelItemsByQuote(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	writeClaude(t, dir, "s-quote", cwd, []turn{
 		{user: "Get the acme tests running; the staging database is reset every night at 02:00 UTC."}, // #0
@@ -324,19 +312,7 @@ func TestModelItemsByQuote(t *testing.T) {
 		ansQuoted(active[0], "fact", 0.9, 0, "the staging database is reset every night at 02:00 UTC"),
 		ansQuoted(waiting, "fact", 0.9, 4, "Tests: 40 passed"), // too short a quote to judge by
 	}
-	x, err := NewLLM(scripted(answerJSON(items...)), LLMOptions{ContextTokens: 32768})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
-	if _, err := Run(ctx, list(t, dir), Options{Store: st, Extractor: x}); err != nil {
-		t.Fatal(err)
-	}
-	stored := map[string]lore.Item{}
-	st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
-		stored[it.Text] = it
-		return nil
-	})
+	_, stored := harvestWithModel(t, dir, answerJSON(items...))
 	for _, s := range held {
 		if it, ok := stored[s]; !ok || it.Status == lore.StatusActive || !slices.Contains(it.Tags, lore.TagHeld) {
 			t.Errorf("%q stored %v %s, tags %v; want held", s, ok, it.Status, it.Tags)
@@ -353,4 +329,28 @@ func TestModelItemsByQuote(t *testing.T) {
 	if it := stored[waiting]; it.Status != lore.StatusCandidate || slices.Contains(it.Tags, lore.TagHeld) {
 		t.Errorf("%q stored %s, tags %v; want a candidate, not held", waiting, it.Status, it.Tags)
 	}
+}
+
+// harvestWithModel harvests the sessions in dir into a new store with the
+// LLM extractor, its model answering answers in turn, and returns the
+// store and every item stored, by text.
+func harvestWithModel(t *testing.T, dir string, answers ...string) (*sqlite.Store, map[string]lore.Item) {
+	t.Helper()
+	ctx := context.Background()
+	x, err := NewLLM(scripted(answers...), LLMOptions{ContextTokens: 32768})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	if _, err := Run(ctx, list(t, dir), Options{Store: st, Extractor: x}); err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]lore.Item{}
+	if err := st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
+		stored[it.Text] = it
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return st, stored
 }
