@@ -66,6 +66,9 @@ type Found struct {
 	// documented is the code of the repository's instructions file the
 	// session saw, which marks known the items it gives (documented.go).
 	documented string
+	// origins is where the extractor traced the session's words from, if
+	// it did: clean judges the items by the same reading, not a second.
+	origins *origins
 }
 
 // Marker starts every prompt lore sends to a model. An agent CLI run as
@@ -424,7 +427,7 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		h.problems([]*lore.Session{s}, fmt.Errorf("no usable answer from the model for any of its %d parts; it is asked again next run", found.Chunks))
 		return harvested{}, false
 	}
-	c := h.clean(s, found.Items)
+	c := h.clean(s, found.Items, found.origins)
 	items := c.kept
 	h.count(func(sum *Summary) {
 		sum.Redactions += c.redactions
@@ -609,8 +612,10 @@ const heldConfidence = 0.3
 // instructions, holds back as candidates orders, dangerous settings and
 // texts that hand on a command, a setting or an address read in tool
 // output (origins.strangers), and fills what an extractor may leave out.
-func (h *harvester) clean(s *lore.Session, items []lore.Item) (c cleaned) {
-	from := newOrigins(s)
+func (h *harvester) clean(s *lore.Session, items []lore.Item, from *origins) (c cleaned) {
+	if from == nil {
+		from = newOrigins(s)
+	}
 	for _, it := range items {
 		c.redactions += it.Redact() // once: the store's Prepare takes it as it is
 		if utf8.RuneCountInString(it.Text) > maxItemText {

@@ -98,6 +98,7 @@ func (x *LLM) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	found.Chunks = len(chunks)
 	seen := map[string]bool{}
 	from := newOrigins(s)
+	found.origins = from
 	for i, ch := range chunks {
 		if err := ctx.Err(); err != nil {
 			return found, err

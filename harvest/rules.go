@@ -113,7 +113,7 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.patterns()
 	r.corrections()
 	over, doc := r.causes(), r.documented() // causes.go, documented.go
-	return Found{Items: undocumented(r.items, doc), overcome: over, documented: doc}, ctx.Err()
+	return Found{Items: undocumented(r.items, doc), overcome: over, documented: doc, origins: r.origins()}, ctx.Err()
 }
 
 func collectCalls(s *lore.Session) []*call {
