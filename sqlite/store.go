@@ -107,13 +107,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if unsure(checked) {
 		// Decided under the write lock, before anything is migrated.
 		beforeClaim()
-		checked = s.w.Write(ctx, func(tx *sql.Tx) error {
-			var version int
-			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-				return err
-			}
-			return s.claim(ctx, tx, version)
-		})
+		checked = s.w.Claim(ctx, func(tx *sql.Tx, version int) error { return s.claim(ctx, tx, version) })
 		if checked != nil {
 			db.Close()
 			if errors.Is(checked, errForeign) {
@@ -293,22 +287,9 @@ func checkOnce(ctx context.Context, path string, busy time.Duration) error {
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return explain(err)
 	}
-	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master")
+	names, err := schemaNames(ctx, db)
 	if err != nil {
 		return explain(err)
-	}
-	names := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return fmt.Errorf("open store %s: %w", path, err)
-		}
-		names[name] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("open store %s: %w", path, err)
 	}
 	if err := foreign(path, version, names); err != nil {
 		return err
@@ -355,23 +336,32 @@ func foreign(path string, version int, names map[string]bool) error {
 // another lore process may have been making the store, is decided here
 // for good.
 func (s *Store) claim(ctx context.Context, tx *sql.Tx, version int) error {
-	rows, err := tx.QueryContext(ctx, "SELECT name FROM sqlite_master")
+	names, err := schemaNames(ctx, tx)
 	if err != nil {
 		return err
+	}
+	return foreign(s.path, version, names)
+}
+
+// schemaNames lists the names in a database's schema: its tables,
+// indexes, views and triggers.
+func schemaNames(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, "SELECT name FROM sqlite_master")
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	names := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return err
+			return nil, err
 		}
 		names[name] = true
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return foreign(s.path, version, names)
+	return names, rows.Err()
 }
 
 // create makes the store's folder (0700) and an empty file (0600) when

@@ -137,6 +137,20 @@ func Explain(err error, what, restore string) error {
 	return err
 }
 
+// Claim runs claim in a write transaction with the file's schema version
+// (user_version), so that what claim decides of the file, such as whose
+// it is, is decided under the write lock: a file another process is
+// writing is seen whole.
+func (w *Writer) Claim(ctx context.Context, claim func(tx *sql.Tx, version int) error) error {
+	return w.Write(ctx, func(tx *sql.Tx) error {
+		var version int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return err
+		}
+		return claim(tx, version)
+	})
+}
+
 // Migrate applies the migrations in files (*.sql, applied in name order)
 // that the file has not seen, by its user_version, in one write
 // transaction, so that processes opening a new file at once apply them
@@ -162,17 +176,14 @@ func (w *Writer) Migrate(ctx context.Context, files fs.FS, claim func(tx *sql.Tx
 	if version == len(names) {
 		return nil
 	}
-	claimed := func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-			return err
-		}
-		if claim != nil && version < len(names) {
-			return claim(tx, version)
-		}
-		return nil
-	}
 	if claim != nil {
-		if err := w.Write(ctx, claimed); err != nil {
+		err := w.Claim(ctx, func(tx *sql.Tx, version int) error {
+			if version < len(names) {
+				return claim(tx, version)
+			}
+			return nil // another process migrated it meanwhile
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -183,8 +194,13 @@ func (w *Writer) Migrate(ctx context.Context, files fs.FS, claim func(tx *sql.Tx
 		return err
 	}
 	return w.Write(ctx, func(tx *sql.Tx) error {
-		if err := claimed(tx); err != nil {
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 			return err
+		}
+		if claim != nil && version < len(names) {
+			if err := claim(tx, version); err != nil {
+				return err
+			}
 		}
 		for i := version; i < len(names); i++ {
 			b, err := fs.ReadFile(files, names[i])
