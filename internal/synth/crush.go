@@ -123,15 +123,22 @@ func (g *generator) crush(dir string, i int, target int64) (int64, int, error) {
 			}
 		}
 	}
+	size, err := finishDB(tx, db, path)
+	return size, sessions, err
+}
+
+// finishDB commits tx, closes db and returns the size of its file at
+// path: the end of every generator that writes a SQLite database.
+func finishDB(tx *sql.Tx, db *sql.DB, path string) (int64, error) {
 	if err := tx.Commit(); err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	if err := db.Close(); err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	return fi.Size(), sessions, nil
+	return fi.Size(), nil
 }

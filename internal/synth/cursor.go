@@ -117,15 +117,6 @@ func (g *generator) cursorDB(dir string, i int, target int64) (int64, int, error
 		written += n
 		sessions++
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, 0, err
-	}
-	if err := db.Close(); err != nil {
-		return 0, 0, err
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	return fi.Size(), sessions, nil
+	size, err := finishDB(tx, db, path)
+	return size, sessions, err
 }
