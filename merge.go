@@ -104,9 +104,10 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 		it.Status = StatusActive
 	}
 	Promote(it)
-	// What the repository's instructions file says is known: a session
-	// that saw it there takes back what sessions alone made active.
-	if mode == Adding && slices.Contains(in.Tags, TagDocumented) && it.Status == StatusActive && manual == 0 {
+	// What the repository's instructions file says, or what is
+	// self-evident, is known: a session that saw it so takes back what
+	// sessions alone made active.
+	if mode == Adding && known(in) && it.Status == StatusActive && manual == 0 {
 		it.Status = StatusCandidate
 	}
 	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
@@ -122,7 +123,7 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 // machine (see OneOff). It reports whether it did.
 func Promote(it *Item) bool {
 	if it.Status != StatusCandidate || it.SourceCount < 2 || it.Confidence < PromoteConfidence ||
-		slices.Contains(it.Tags, TagHeld) || slices.Contains(it.Tags, TagDocumented) || OneOff(it.Text) {
+		slices.Contains(it.Tags, TagHeld) || known(*it) || OneOff(it.Text) {
 		return false
 	}
 	it.Status = StatusActive
@@ -139,8 +140,7 @@ func Promote(it *Item) bool {
 // it active when a second session confirms it. Items a person adds (lore
 // add, an import) are theirs to make active.
 func Earned(it Item) bool {
-	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || slices.Contains(it.Tags, TagDocumented) ||
-		OneOff(it.Text) {
+	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || known(it) || OneOff(it.Text) {
 		return false
 	}
 	if slices.Contains(it.Tags, TagVerified) {
@@ -158,6 +158,20 @@ func Earned(it Item) bool {
 // a session saw it: known, so kept a candidate, and never handed out
 // again by sessions alone.
 const TagDocumented = "documented"
+
+// TagSelfEvident marks an item the next session would be told on the
+// spot anyway: the error it comes from says itself what to do (an unknown
+// flag named, an agent tool's "read the file first"), or the command is
+// the first one anyone runs in a project of its kind (go build ./...).
+// Worth keeping, as a candidate, never worth handing out: it would save
+// no step and take a note's place.
+const TagSelfEvident = "self-evident"
+
+// known reports whether an item is known without lore: documented by the
+// repository for its agents, or self-evident.
+func known(it Item) bool {
+	return slices.Contains(it.Tags, TagDocumented) || slices.Contains(it.Tags, TagSelfEvident)
+}
 
 // TagVerified marks an item whose session showed it true: a pitfall whose
 // fix, the same program and subcommand, worked right after the failure

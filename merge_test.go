@@ -265,6 +265,7 @@ func TestPromote(t *testing.T) {
 		{"one session", Item{Status: StatusCandidate, SourceCount: 1, Confidence: 0.9}, false},
 		{"not confident", Item{Status: StatusCandidate, SourceCount: 3, Confidence: PromoteConfidence - 0.01}, false},
 		{"held", Item{Status: StatusCandidate, SourceCount: 5, Confidence: 0.9, Tags: []string{"x", TagHeld}}, false},
+		{"self-evident", Item{Status: StatusCandidate, SourceCount: 5, Confidence: 0.9, Tags: []string{TagSelfEvident}}, false},
 		{"one machine's path", Item{Status: StatusCandidate, SourceCount: 3, Confidence: 0.9, Text: "`cat /Users/ann/x.log` fails"}, false},
 		{"active already", Item{Status: StatusActive, SourceCount: 2, Confidence: 0.9}, false},
 		{"retired", Item{Status: StatusRetired, SourceCount: 2, Confidence: 0.9}, false},
@@ -358,6 +359,10 @@ func TestEarned(t *testing.T) {
 			Confidence: 0.7, Tags: []string{TagVerified}, Evidence: sessions("a")}, false},
 		{"two sessions, a pull request", Item{Text: "`gh pr view 1576` fails with `HTTP 401`.", Confidence: 0.9,
 			Evidence: sessions("a", "b")}, false},
+		{"nine sessions, self-evident", Item{Text: "The Edit tool of claude-code fails with `String to replace not found in file`.",
+			Confidence: 0.9, Tags: []string{TagSelfEvident}, Evidence: sessions("a", "b", "c", "d", "e", "f", "g", "h", "i")}, false},
+		{"a verified fix, self-evident", Item{Text: "`bd dolt status --short` fails with `unknown flag: --short`; `bd dolt status` works.",
+			Confidence: 0.7, Tags: []string{TagVerified, TagSelfEvident}, Evidence: sessions("a")}, false},
 	}
 	for _, tt := range tests {
 		if got := Earned(tt.it); got != tt.want {

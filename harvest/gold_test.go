@@ -21,7 +21,10 @@ import (
 // when recall falls below these.
 const (
 	goldRecall       = 0.033 // 2026-11-25, all of issue 18 merged: 4 of 118 entries (3.4%)
-	goldRecallActive = 0.025 // 2026-11-25, all of issue 18 merged: 3 of 118 entries (2.5%)
+	// 2026-11-28: 2 of 118 (1.7%): OpenCode's apply_patch context failure,
+	// an agent protocol error, is self-evident now (lore.TagSelfEvident): a
+	// candidate, still caught by the all-items count.
+	goldRecallActive = 0.016
 )
 
 // goldSession is one file of testdata/gold: a corpus session, its row of
@@ -209,10 +212,10 @@ func TestGoldRecall(t *testing.T) {
 	t.Logf("recall over %d sessions: %d/%d entries caught (%s), by active items %d (%s); %d items, %d catching nothing",
 		len(gs), caught, entries, pct(recall), caughtActive, pct(active), items, extra)
 	if recall < goldRecall {
-		t.Errorf("recall %s, below the %s measured on 2026-11-25", pct(recall), pct(goldRecall))
+		t.Errorf("recall %s, below the %s measured", pct(recall), pct(goldRecall))
 	}
 	if active < goldRecallActive {
-		t.Errorf("recall by active items %s, below the %s measured on 2026-11-25", pct(active), pct(goldRecallActive))
+		t.Errorf("recall by active items %s, below the %s measured", pct(active), pct(goldRecallActive))
 	}
 }
 

@@ -230,7 +230,7 @@ func TestRunOneSessionWaits(t *testing.T) {
 		{user: "Run the tests."},
 		bash(deniedAt, denied, true),
 		bash(workedAt, "[]", false),
-		bash("go test ./...", "ok", false),
+		bash("go test -race ./...", "ok", false),
 		toolCall("Grep", map[string]any{"pattern": "loadConfig"}, "config/load.go:3:func loadConfig() {}", false),
 	}
 	dir := t.TempDir()
@@ -246,7 +246,7 @@ func TestRunOneSessionWaits(t *testing.T) {
 		return m
 	}
 	pitfall := "`" + deniedAt + "` fails with `curl: (22) The requested URL returned error: 403`; `" + workedAt + "` works."
-	waiting := []string{"`go test ./...` runs the tests.", "`loadConfig` is defined in `config/load.go`."}
+	waiting := []string{"`go test -race ./...` runs the tests.", "`loadConfig` is defined in `config/load.go`."}
 	got := status()
 	if got[pitfall] != lore.StatusActive {
 		t.Errorf("the verified pitfall is %q, want active (all: %v)", got[pitfall], got)

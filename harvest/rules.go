@@ -240,6 +240,9 @@ func (r *ruleRun) pitfalls() {
 		if verified {
 			tags = append(tags, lore.TagVerified)
 		}
+		if usageError(f.err.Line) {
+			tags = append(tags, lore.TagSelfEvident) // the error names the flag; its help, the right one
+		}
 		if r.add(lore.Item{Text: text, Category: lore.CategoryPitfall, Confidence: conf, Signature: f.err.Signature,
 			Tags: tags}, s.pos) {
 			n++
@@ -312,7 +315,7 @@ func (r *ruleRun) quirks() {
 		switch {
 		case c.err.Kind == errsig.Protocol && !missingFile(c.err.Line):
 			it = lore.Item{Text: fmt.Sprintf("The %s tool of %s fails with %s.", c.name, r.s.Agent, quoteCode(stable(c.err))),
-				Agent: r.s.Agent}
+				Agent: r.s.Agent, Tags: []string{lore.TagSelfEvident}} // the harness's protocol, told by its error
 		case c.err.Class == errsig.ClassSandbox && c.key != "":
 			it = lore.Item{Text: fmt.Sprintf("%s fails in the sandbox of %s and needs to be run with approval.", quoteCode(c.key), r.s.Agent),
 				Agent: r.s.Agent}
@@ -324,6 +327,9 @@ func (r *ruleRun) quirks() {
 		it.Category, it.Confidence, it.Signature = lore.CategoryToolQuirk, confLikely, c.err.Signature
 		if it.Agent == "" {
 			it.Tags = []string{program(c.key)}
+		}
+		if usageError(c.err.Line) {
+			it.Tags = append(it.Tags, lore.TagSelfEvident)
 		}
 		if lore.Unsafe(c.err.Line) || r.origins().strangers(c.err.Line) {
 			// The item quotes the error as its signature has it, values
@@ -400,8 +406,12 @@ func (r *ruleRun) commandFacts() {
 		if dir := r.ranIn(c); dir != "" {
 			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), quoteCode(dir), verb)
 		}
+		tags := []string{program(c.key)}
+		if r.ranIn(c) == "" && firstCommand(c.cmd) {
+			tags = append(tags, lore.TagSelfEvident)
+		}
 		r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown,
-			Tags: []string{program(c.key)}}, c.pos)
+			Tags: tags}, c.pos)
 	}
 }
 

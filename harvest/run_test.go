@@ -62,8 +62,8 @@ func TestRunIncremental(t *testing.T) {
 	if first.SessionsSeen != 2 || first.SessionsHarvested != 2 || first.ItemsNew == 0 || first.Errors != 0 {
 		t.Fatalf("first harvest: %+v", first)
 	}
-	// The protocol quirk met in both sessions is one item, confirmed twice,
-	// and active.
+	// The protocol quirk met in both sessions is one item, confirmed
+	// twice, and a candidate: its error tells the agent what to do.
 	var quirk lore.Item
 	st.Items(ctx, lore.Filter{AnyStatus: true}, func(it lore.Item) error {
 		if it.Category == lore.CategoryToolQuirk && strings.Contains(it.Text, "Edit") {
@@ -71,8 +71,9 @@ func TestRunIncremental(t *testing.T) {
 		}
 		return nil
 	})
-	if quirk.SourceCount != 2 || quirk.Status != lore.StatusActive || quirk.Agent != lore.AgentClaudeCode || quirk.Repo != "" {
-		t.Errorf("the Edit quirk of two sessions: %+v; want one active claude-code item with 2 sources", quirk)
+	if quirk.SourceCount != 2 || quirk.Status != lore.StatusCandidate || !slices.Contains(quirk.Tags, lore.TagSelfEvident) ||
+		quirk.Agent != lore.AgentClaudeCode || quirk.Repo != "" {
+		t.Errorf("the Edit quirk of two sessions: %+v; want one self-evident claude-code candidate with 2 sources", quirk)
 	}
 	before, _ := st.Count(ctx, lore.Filter{AnyStatus: true, Expired: true})
 

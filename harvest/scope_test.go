@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lorehq/lore"
@@ -15,8 +16,8 @@ import (
 func portableSession() []turn {
 	return []turn{
 		{user: "File the cleanup."},
-		bash("bd dolt status --short", "Exit code 1\nError: unknown flag: --short", true),
-		bash("bd dolt status", "clean", false),
+		bash("npm ci", "Exit code 1\nnpm ERR! ERESOLVE could not resolve", true),
+		bash("npm ci --legacy-peer-deps", "added 812 packages", false),
 		bash("make build", "ok", false),
 		toolCall("Edit", map[string]any{"file_path": "/x/a.go", "old_string": "a", "new_string": "b"},
 			"<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>", true),
@@ -45,7 +46,7 @@ func find(items []lore.Item, text, repo string) *lore.Item {
 	return nil
 }
 
-const bdPitfall = "`bd dolt status --short` fails with `Error: unknown flag: --short`; `bd dolt status` works."
+const npmPitfall = "`npm ci` fails with `npm ERR! ERESOLVE could not resolve`; `npm ci --legacy-peer-deps` works."
 
 // TestScopeUntilTwoRepos: a session's pitfall that names nothing of its
 // repository is that repository's (tagged portable), not global; met in a
@@ -62,10 +63,10 @@ func TestScopeUntilTwoRepos(t *testing.T) {
 		if !sameRun {
 			harvestDir(t, st, dir1)
 			all := itemsOf(t, st)
-			if find(all, bdPitfall, "") != nil {
+			if find(all, npmPitfall, "") != nil {
 				t.Fatal("one repository's pitfall is global")
 			}
-			it := find(all, bdPitfall, "alpha")
+			it := find(all, npmPitfall, "alpha")
 			if it == nil || it.Status != lore.StatusActive || !slices.Contains(it.Tags, lore.TagPortable) {
 				t.Fatalf("alpha's pitfall: %+v", it)
 			}
@@ -77,12 +78,12 @@ func TestScopeUntilTwoRepos(t *testing.T) {
 			harvestDir(t, st, both)
 		}
 		all := itemsOf(t, st)
-		g := find(all, bdPitfall, "")
+		g := find(all, npmPitfall, "")
 		if g == nil || g.Status != lore.StatusActive || g.SourceCount != 2 || slices.Contains(g.Tags, lore.TagPortable) {
 			t.Fatalf("same run %v: the global pitfall: %+v", sameRun, g)
 		}
 		for _, repo := range []string{"alpha", "beta"} {
-			if c := find(all, bdPitfall, repo); c != nil && c.Status != lore.StatusSuperseded {
+			if c := find(all, npmPitfall, repo); c != nil && c.Status != lore.StatusSuperseded {
 				t.Errorf("same run %v: %s's copy is %s, want superseded or none", sameRun, repo, c.Status)
 			}
 			if find(all, "`make build` builds the project.", repo) == nil {
@@ -90,8 +91,8 @@ func TestScopeUntilTwoRepos(t *testing.T) {
 			}
 		}
 		for _, it := range all {
-			if it.Category == lore.CategoryToolQuirk && it.Agent == lore.AgentClaudeCode && it.Repo != "" {
-				t.Errorf("same run %v: the agent's own quirk is scoped to %s", sameRun, it.Repo)
+			if strings.HasPrefix(it.Text, "The Edit tool of claude-code") && it.Repo != "" {
+				t.Errorf("same run %v: the agent's own quirk is scoped to %s: %s", sameRun, it.Repo, it.Text)
 			}
 		}
 		// A third session in either repository confirms the global item.
@@ -99,10 +100,10 @@ func TestScopeUntilTwoRepos(t *testing.T) {
 		writeClaude(t, dir3, "s-alpha-2", "/work/alpha", portableSession())
 		harvestDir(t, st, dir3)
 		all = itemsOf(t, st)
-		if g := find(all, bdPitfall, ""); g == nil || g.SourceCount != 3 {
+		if g := find(all, npmPitfall, ""); g == nil || g.SourceCount != 3 {
 			t.Errorf("same run %v: after a third session: %+v", sameRun, g)
 		}
-		if c := find(all, bdPitfall, "alpha"); c != nil && c.Status != lore.StatusSuperseded {
+		if c := find(all, npmPitfall, "alpha"); c != nil && c.Status != lore.StatusSuperseded {
 			t.Errorf("same run %v: alpha's copy came back: %s", sameRun, c.Status)
 		}
 	}
