@@ -112,6 +112,7 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.versions()
 	r.patterns()
 	r.corrections()
+	r.findings()
 	over, doc := r.causes(), r.documented() // causes.go, documented.go
 	return Found{Items: undocumented(r.items, doc), overcome: over, documented: doc, origins: r.origins()}, ctx.Err()
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Draw the seeded random sample of active items that QUALITY.md judges.
 
-usage: sample.py INDEX_JSON SEED N [LORE TRANSCRIPTS]
+usage: sample.py [--tag=TAG] INDEX_JSON SEED N [LORE TRANSCRIPTS]
+
+With --tag, the items drawn are those with the tag, whatever their status
+(findings are candidates: --tag=finding).
 
 Prints the sample as a TSV (id, category, repo, sessions, evidence, text)
 on stdout. With LORE (a lore binary) and TRANSCRIPTS (the folder that was
@@ -15,8 +18,12 @@ import sys
 
 
 def main():
+    tag = None
+    if sys.argv[1].startswith("--tag="):
+        tag = sys.argv.pop(1)[len("--tag="):]
     index, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    items = sorted((i for i in json.load(open(index))["facts"] if i["status"] == "active"), key=lambda i: i["id"])
+    wanted = (lambda i: tag in (i.get("tags") or [])) if tag else (lambda i: i["status"] == "active")
+    items = sorted((i for i in json.load(open(index))["facts"] if wanted(i)), key=lambda i: i["id"])
     sample = random.Random(seed).sample(items, min(n, len(items)))
     print("id\tcategory\trepo\tsessions\tevidence\ttext")
     for it in sample:

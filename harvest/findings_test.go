@@ -1,0 +1,92 @@
+package harvest
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/lorehq/lore"
+)
+
+// TestFindingIn: which of an agent's sentences are findings. The
+// sentences are of the kinds agents write (from real sessions, names
+// changed).
+func TestFindingIn(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"The root cause is clear: `RotateFiles` uses a non-blocking send on channels buffered at only 64.", true},
+		{"Keycloak only includes these role claims in the ID token, not in the `UserInfo` response by default.", true},
+		{"`Checkpointing()` parses it with `time.ParseDuration` and defaults to `12h` when it is unset.", true},
+		{"Tauri runs `beforeBuildCommand` from the package.json folder regardless of where you invoke it.", true},
+		{"Use a custom provider that reads `WTG_ENDPOINT`, because the CLI strips `OPENAI_*` variables.", true},
+
+		{"The code builds the project and the tests pass without any trouble at all.", false},             // no code span
+		{"The `go vet` step reports what it finds in every package of the module.", false},                // states nothing of how things are
+		{"I found that `Init` never returns because `ReceiveNats` blocks on the wait group.", false},      // the agent speaking
+		{"The drain is probably why `Shutdown` never finishes within the sixty second deadline.", false},  // a guess
+		{"`git push` failed because SSH to `github.com:22` timed out during the whole afternoon.", false}, // one moment
+		{"Added `walStagingWg` so that the checkpoint waits for the staging goroutines to drain.", false}, // a change log line
+		{"Create `MigrationService` that reads legacy data and never touches the new profile table.", false},
+		{"Running the targeted tests and the required `npm run check` only on the changed files now.", false},
+		{"Does `Init` ever return when `ReceiveNats` blocks on the wait group forever?", false},
+		{"This never happens because `Init` returns before `ReceiveNats` starts its workers.", false},  // leans on the one before
+		{"The fix landed in commit `3f9a2c1d` and never touched the `Init` path at all again.", false}, // a commit
+		{"`x` is not it.", false}, // too short
+	} {
+		s := trimLead(tt.s)
+		if _, got := findingIn(s); got != tt.want {
+			t.Errorf("findingIn(%q) = %v, want %v", s, got, tt.want)
+		}
+	}
+}
+
+func TestTrimLead(t *testing.T) {
+	for in, want := range map[string]string{
+		"But `max-wal-size` defaults to 0, so it never fires.":       "`max-wal-size` defaults to 0, so it never fires.",
+		"One nuance worth calling out: `x` is not a grader trigger.": "`x` is not a grader trigger.",
+		"Short answer: the CLI has no `--base-url` flag.":            "The CLI has no `--base-url` flag.",
+		"Root cause: `flushAll()` flushes every open file.":          "Root cause: `flushAll()` flushes every open file.",
+		"In `schema.go`: the cache path passes `reqFields` instead.": "In `schema.go`: the cache path passes `reqFields` instead.",
+	} {
+		if got := trimLead(in); got != want {
+			t.Errorf("trimLead(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFindingsKept: a session's findings are its agent's own sentences,
+// kept as candidates in its repository and tagged finding; a tool's
+// output and a sub-agent's report are not the agent's words, the best
+// weighed are kept first, and a session without a repository keeps none.
+func TestFindingsKept(t *testing.T) {
+	finding := "The root cause is clear: `RotateFiles` uses a non-blocking send on channels buffered at only 64."
+	turns := []turn{
+		{user: "Why are the files not rotated?"},
+		toolCall("Read", map[string]any{"file_path": cwd + "/wal.go"},
+			"Note: `Shutdown` never rotates the files because `successDirs` is thrown away.", false),
+		{say: "I think `Shutdown` might never rotate them, let me check the caller of `RotateFiles`."},
+		{say: finding + " I'll make the send blocking."},
+		{say: "Added a blocking send so that `RotateFiles` never drops a rotation."},
+	}
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-1", cwd, turns)
+	writeClaude(t, dir, "s-none", "", turns)
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	harvestDir(t, st, dir)
+	var got []lore.Item
+	for _, it := range itemsOf(t, st) {
+		if slices.Contains(it.Tags, TagFinding) {
+			got = append(got, it)
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("findings: %+v, want one", got)
+	}
+	it := got[0]
+	if it.Text != finding || it.Status != lore.StatusCandidate || it.Repo == "" || it.Category != lore.CategoryFact ||
+		it.SourceCount != 1 || it.Evidence[0].Session != "claude-code:s-1" {
+		t.Errorf("the finding: %+v", it)
+	}
+}
