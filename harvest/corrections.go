@@ -282,7 +282,7 @@ var (
 		`we (always|never|prefer|use|usually|normally|don't use|do not use)|i (always|never|prefer)|prefer|` +
 		`(the|our) (pattern|convention|rule|standard|policy|practice) (here |in this \w+ )?(is|was) to|` +
 		`всегда|никогда|впредь|immer|niemals|grundsätzlich|siempre|nunca|toujours|jamais)` + wordEnd)
-	redirectStart = lazyRegexp(leadIn + `(no|nope|nah|not that|wrong|don't|dont|don’t|do not|stop|avoid|quit|no need to|` +
+	redirectStart = lazyRegexp(leadIn + `(no|nope|nah|not that|wrong|correction|don't|dont|don’t|do not|stop|avoid|quit|no need to|` +
 		`нет|не надо|не нужно|не используй|не делай|хватит|стоп|nein|nicht|kein|hör auf|deja de|non|arrête)` + wordEnd)
 	// smallTalk starts like a redirect and is none.
 	smallTalk = lazyRegexp(leadIn + `(no (problem|worries|rush|thanks|thank you|idea|clue)|(don't|dont|don’t|do not) (you|worry|mind|know|understand|think|see|get|care|remember|have|like)|` +

@@ -58,6 +58,7 @@ func TestCorrections(t *testing.T) {
 			lore.TagCorrection, `what they write, since both are standards our users already know well. Avoid inventing our own formats."`, false},
 		// Redirects: candidates.
 		{"no, use", after("No, use pnpm."), lore.TagCorrection, "No, use pnpm.", false},
+		{"correction", after("Correction: If a node is idle + down then mark it as down"), lore.TagCorrection, "idle + down", false},
 		{"don't", after("Don't run the e2e suite locally, it needs the staging VPN."), lore.TagCorrection, "e2e suite", false},
 		{"instead", after("Use the Makefile targets instead of calling go directly."), lore.TagCorrection, "Makefile targets", false},
 		{"I told you", after("I told you not to add a confirm password field to the signup form."), lore.TagCorrection, "confirm password", false},
