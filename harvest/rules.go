@@ -107,6 +107,7 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.pitfalls()
 	r.quirks()
 	r.commandFacts()
+	r.partCommands()
 	r.definitionFacts()
 	r.movedFiles()
 	r.versions()

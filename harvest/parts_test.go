@@ -1,0 +1,67 @@
+package harvest
+
+import (
+	"maps"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/lorehq/lore"
+)
+
+func TestGeneralPart(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"go test ./internal/repository/... -v -count=1":                    "go test ./internal/repository/...",
+		"go test ./pkg/store/ -run ^TestRotate$ -v":                        "go test ./pkg/store/ -run <test>",
+		"CLI_TEST_SKIP_BUILD=true go test ./test/functional -run ^Test_X$": "CLI_TEST_SKIP_BUILD=true go test ./test/functional -run <test>",
+		"npm test -- tests/unit/features/orchestration/read-model.test.ts": "npm test -- tests/unit/…/<file>",
+		"npm test -- tests/unit/a.test.ts tests/unit/b.test.ts":            "npm test -- tests/unit/<file>",
+		"uv run pytest tests/test_cli.py::test_voice -x --no-header":       "uv run pytest tests/<file>::<test>",
+		"flutter test test/features/vpn/ --reporter compact":               "flutter test test/features/vpn/",
+		"go test ./internal/api/... ./internal/auth/...":                   "", // two parts: the session's choice
+		"go test -run TestRotate":                                          "", // a test, no part of the project
+		"npx vitest run -t 'renders the list'":                             "",
+	} {
+		if got := generalPart(cmd); got != want {
+			t.Errorf("generalPart(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+// TestPartCommands: how a session ran parts of the project is kept, one
+// item per way of running one (the part run most), the session's test
+// names and files taken out; a toolchain's own way at the root (go test
+// ./x/...) is self-evident; two sessions running a part the same way make
+// it active.
+func TestPartCommands(t *testing.T) {
+	turns := []turn{
+		{user: "Fix the read model."},
+		bash("npm test -- tests/unit/features/orchestration/read-model.test.ts", "Tests: 4 passed", false),
+		bash("npm test -- tests/unit/features/orchestration/board.test.ts", "Tests: 2 passed", false),
+		bash("npm test -- tests/unit/webview/panel.test.tsx", "Tests: 9 passed", false),
+		bash("go test ./internal/repository/... -count=1", "ok", false),
+		bash("npm test -- tests/unit/features/tasks/tasks.test.ts", "Tests: 1 failed", true),
+	}
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-1", cwd, turns)
+	writeClaude(t, dir, "s-2", cwd, turns)
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	harvestDir(t, st, dir)
+	got := map[string]lore.Item{}
+	for _, it := range itemsOf(t, st) {
+		if slices.Contains(it.Tags, tagPart) {
+			got[it.Text] = it
+		}
+	}
+	npm := "`npm test -- tests/unit/…/<file>` runs part of the tests."
+	goTest := "`go test ./internal/repository/...` runs part of the tests."
+	if it, ok := got[npm]; !ok || it.Status != lore.StatusActive || it.SourceCount != 2 {
+		t.Errorf("%s: %+v (all: %v)", npm, it, slices.Collect(maps.Keys(got)))
+	}
+	if it, ok := got[goTest]; !ok || it.Status != lore.StatusCandidate || !slices.Contains(it.Tags, lore.TagSelfEvident) {
+		t.Errorf("%s: %+v", goTest, it)
+	}
+	if len(got) != 2 {
+		t.Errorf("want two ways of running a part, got %v", slices.Collect(maps.Keys(got)))
+	}
+}
