@@ -86,7 +86,7 @@ type SearchInput struct {
 	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many hits: default 10, at most 50"`
 	// Candidates are what record_knowledge stores by default, so an agent
 	// that wants to see what it recorded has to ask for them.
-	IncludeCandidates bool `json:"include_candidates,omitempty" jsonschema:"also return candidate items: recorded or seen once, not yet confirmed"`
+	IncludeCandidates bool `json:"include_candidates,omitempty" jsonschema:"also return candidate items: recorded or seen once, not yet confirmed (never those held as orders)"`
 }
 
 // Hit is one search_knowledge result.
@@ -234,6 +234,9 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 		return nil, out, fmt.Errorf("search: %w", err)
 	}
 	for _, x := range hits {
+		if slices.Contains(x.Tags, lore.TagHeld) {
+			continue // an order held for a person to look at is never handed to an agent
+		}
 		out.Hits = append(out.Hits, Hit{
 			ID: x.ID, Text: x.Text, Category: string(x.Category), Repo: x.Repo, Agent: x.Agent,
 			Status: string(x.Status), Confidence: x.Confidence, Score: math.Round(x.Score*1000) / 1000,
