@@ -51,6 +51,8 @@ func TestSelfEvidentKept(t *testing.T) {
 			"<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>", true),
 		bash("go build ./...", "", false),
 		bash("cd web && npm run lint", "clean", false),
+		toolCall("Glob", map[string]any{"pattern": "lib/**/*.dart"},
+			"Ripgrep search timed out after 60 seconds. Try searching a more specific path or pattern.", true),
 	}
 	dir := t.TempDir()
 	writeClaude(t, dir, "s-1", cwd, turns)
@@ -60,7 +62,8 @@ func TestSelfEvidentKept(t *testing.T) {
 	want := map[string]bool{
 		"`bd dolt status --short` fails with `Error: unknown flag: --short`; `bd dolt status` works.":               true,
 		"The Edit tool of claude-code fails with `File has not been read yet. Read it first before writing to it`.": true,
-		"`go build ./...` builds the project.":     true,
+		"`go build ./...` builds the project.": true,
+		"The Glob tool of claude-code fails with `ripgrep search timed out after <n> seconds. try searching a more specific path or pattern`.": true,
 		"`npm run lint` in `web` checks the code.": false,
 	}
 	got := map[string]lore.Item{}

@@ -20,9 +20,10 @@ import (
 // issue's target (issue 18) is 35% by rules alone. TestGoldRecall fails
 // when recall falls below these.
 const (
-	// 2026-11-28, with findings (findings.go) and parts (parts.go): 35 of
-	// 118 entries (29.7%); 2026-11-25 it was 4 (3.4%).
-	goldRecall = 0.29
+	// 2026-11-28, with findings (findings.go), parts (parts.go) and the
+	// agent's tools' time limits: 36 of 118 entries (30.5%); 2026-11-25 it
+	// was 4 (3.4%).
+	goldRecall = 0.30
 	// 2026-11-28: 2 of 118 (1.7%): OpenCode's apply_patch context failure,
 	// an agent protocol error, is self-evident now (lore.TagSelfEvident): a
 	// candidate, still caught by the all-items count.

@@ -321,6 +321,13 @@ func (r *ruleRun) quirks() {
 		case c.err.Class == errsig.ClassSandbox && c.key != "":
 			it = lore.Item{Text: fmt.Sprintf("%s fails in the sandbox of %s and needs to be run with approval.", quoteCode(c.key), r.s.Agent),
 				Agent: r.s.Agent}
+		case c.err.Kind == errsig.Environment && c.cmd == "" && !mcpTool(c.name) &&
+			(c.err.Class == errsig.ClassTimeout || c.err.Class == errsig.ClassOOM):
+			// The agent's own tool (a search, a read) ran out of time or
+			// memory: its harness's limit, which its error says how to
+			// stay under.
+			it = lore.Item{Text: fmt.Sprintf("The %s tool of %s fails with %s.", c.name, r.s.Agent, quoteCode(stable(c.err))),
+				Agent: r.s.Agent, Tags: []string{lore.TagSelfEvident}}
 		case c.err.Kind == errsig.Environment && c.key != "" && !exploring(c.key) && quirkClass(c.err.Class):
 			it = lore.Item{Text: fmt.Sprintf("%s can fail with %s.", quoteCode(c.key), quoteCode(stable(c.err)))}
 		default:
