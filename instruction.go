@@ -30,7 +30,6 @@ var instructionRules = func() []guard.Rule {
 		{"your new", `\byour (new|real|actual|true|updated|only|next) (task|instructions?|objective|goal|role|job|purpose|mission|directive|orders?|priority|persona)\b`},
 		{"new", `\bnew (system )?(instructions?|directives?|orders|rules)\s*:`},
 		{"now", `\byou (must|will|shall|should|are|'re) now\b|\byou('re| are) no longer\b|\byou're now\b`},
-		{"now henceforth point forward", `\b(from now on|henceforth|from this point( on)?|going forward)\b.{0,80}\b(you|your)\b|\b(from now on|henceforth),? (always|never|only|ignore|forget|do not|don't)\b`},
 		// A new role.
 		{"act behave respond answer", `\b(act|behave|respond|answer) as (if you were|though you were|if you are|an? (unrestricted|unfiltered|jailbroken|uncensored|different|new|evil|rogue|malicious)|dan\b)`},
 		{"pretend imagine suppose", `\b(pretend|imagine|suppose) (that )?(you('re| are| were)|to be)\b`},
@@ -95,6 +94,14 @@ var instructionRules = func() []guard.Rule {
 	return rules
 }()
 
+// standingRules are the shape of a standing order to an agent: "from now
+// on … you", "henceforth, always …". From a stranger it is an injection;
+// from the agent's own user it is a preference, the words a person uses
+// to set how their agent works (UserInstruction).
+var standingRules = []guard.Rule{
+	guard.NewRule("now henceforth point forward", `\b(from now on|henceforth|from this point( on)?|going forward)\b.{0,80}\b(you|your)\b|\b(from now on|henceforth),? (always|never|only|ignore|forget|do not|don't)\b`),
+}
+
 // Instruction reports whether text reads as an instruction aimed at an
 // agent rather than knowledge about a project or a tool. Such a text is
 // never stored as an item, whoever offers it (a harvested session, an
@@ -103,6 +110,24 @@ var instructionRules = func() []guard.Rule {
 // looks, not as it is spelled (guard.Fold): fullwidth letters, zero-width
 // characters or a Cyrillic о do not hide an order.
 func Instruction(text string) bool {
+	t := guard.Read(text)
+	if _, ok := t.First(instructionRules); ok {
+		return true
+	}
+	_, ok := t.First(standingRules)
+	return ok
+}
+
+// UserInstruction is Instruction for text that quotes what the user typed
+// to their own agent ("The user said: …"), checked by the caller to be the
+// user's message and not a tool's output, a file or a web page: a
+// standing preference ("from now on, always run make check before you
+// commit") is what a person tells their agent, and passes. Every other
+// shape is refused as Instruction refuses it, the user's words or not:
+// they are handed to later sessions, and an order to ignore
+// instructions, to hide things from the user or to send secrets away is
+// no preference.
+func UserInstruction(text string) bool {
 	_, ok := guard.Read(text).First(instructionRules)
 	return ok
 }

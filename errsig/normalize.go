@@ -152,7 +152,7 @@ func tokenize(toks []token, s string) []token {
 func prepass(s string) string {
 	// ‘ and “ both start with the byte 0xe2; ContainsAny takes its
 	// argument as runes, so the byte is looked for on its own.
-	if !strings.ContainsAny(s, "'\"`:-@") && strings.IndexByte(s, 0xe2) < 0 {
+	if !strings.ContainsAny(s, "'\"`:-@/\\") && strings.IndexByte(s, 0xe2) < 0 {
 		return s // nothing it replaces can be there
 	}
 	var b strings.Builder
@@ -184,10 +184,100 @@ func prepass(s string) string {
 			i += n
 			continue
 		}
+		if n := spacedPathLen(s, i); n > 0 {
+			b.WriteString(phPath)
+			i += n
+			continue
+		}
 		b.WriteByte(c)
 		i++
 	}
 	return b.String()
+}
+
+// spacedPathLen is the length of the absolute path with spaces in it
+// ("/Users/me/Auto Run Docs/plan.md") that starts at s[i], or 0. Split
+// at its spaces, the rest of the path would stay in the signature, and
+// differ from the next occurrence's. A space ends a path unless the
+// message makes the path's end clear: the words after the first space
+// go on to a further folder or to a file with a known extension, end
+// at the line's end or at a ':' before a space, and hold no word of a
+// sentence ("in", "to") nor the start of another path. A path without
+// spaces is left to the tokenizer.
+func spacedPathLen(s string, i int) int {
+	if c := s[i]; c != '/' && c != '~' && !(i+2 < len(s) && s[i+1] == ':' && isAlpha(c)) {
+		return 0
+	}
+	if i > 0 && strings.IndexByte(" \t([=", s[i-1]) < 0 {
+		return 0
+	}
+	end := i
+	for end < len(s) && !pathEnds(s, end) {
+		end++
+	}
+	for end > i && s[end-1] == '.' {
+		end-- // a sentence's full stop
+	}
+	words := strings.SplitN(s[i:end], " ", maxPathWords)
+	if len(words) < 2 || !isPath(words[0]) || strings.HasSuffix(words[0], ".") {
+		return 0
+	}
+	n, best, ext := len(words[0]), 0, false
+	for _, w := range words[1:] {
+		if !pathWord(w) {
+			break
+		}
+		n += 1 + len(w)
+		if strings.ContainsAny(w, "/\\") || hasFileExt(w) {
+			best, ext = n, hasFileExt(w)
+		}
+	}
+	clear := best == end-i && (end == len(s) || s[end] == '\n' || s[end] == ':')
+	if best == 0 || !ext && !clear {
+		return 0
+	}
+	return best
+}
+
+// maxPathWords bounds the words spacedPathLen looks at for one path.
+const maxPathWords = 8
+
+// pathEnds reports whether s[j] ends a path that may hold spaces: a line
+// break, a tab, a quote, a bracket, a comma, or a ':' before a space, a
+// digit (path:line) or the line's end.
+func pathEnds(s string, j int) bool {
+	switch s[j] {
+	case '\n', '\r', '\t', '"', '\'', '`', ',', ';', ')', ']', '<', '>', '|':
+		return true
+	case ':':
+		return j+1 == len(s) || s[j+1] == ' ' || s[j+1] == '\n' || isDigit(s[j+1])
+	}
+	return false
+}
+
+// pathWord reports whether w, a word after a space in what may be a path,
+// can be part of a folder's or file's name: not empty, not the start of
+// another path, and not a word that joins a sentence.
+func pathWord(w string) bool {
+	if w == "" || w[0] == '/' || w[0] == '~' || w[0] == '-' || w[len(w)-1] == '.' || sentenceWords[lowerASCII(w)] {
+		return false
+	}
+	for j := 0; j < len(w); j++ {
+		if c := w[j]; !isAlnum(c) && strings.IndexByte("._-@+/\\~$&#", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sentenceWords are the words that show a space ended the path and the
+// message went on.
+var sentenceWords = map[string]bool{
+	"a": true, "an": true, "the": true, "in": true, "at": true, "on": true, "to": true, "into": true,
+	"from": true, "for": true, "of": true, "with": true, "and": true, "or": true, "but": true,
+	"is": true, "are": true, "was": true, "not": true, "no": true, "does": true, "did": true,
+	"has": true, "have": true, "as": true, "by": true, "if": true, "when": true, "while": true,
+	"because": true, "than": true, "then": true, "via": true, "line": true, "exists": true,
 }
 
 // urlLen is the length of the URL s starts with (scheme://…, or git@host:

@@ -35,6 +35,18 @@ func TestNormalize(t *testing.T) {
 		{"  spaced\tout  ", "spaced out"},
 		{"cannot open “x y”", "cannot open <q>"},
 		{"cannot open ‘x y’", "cannot open <q>"},
+		// A path with spaces is one path where the message shows its end:
+		// the line's end or a ':', or a known extension.
+		{"Failed to find expected lines in /Users/me/Auto Run Docs/Initiation/2026-04-30-plan/PLAN-01.md:",
+			"failed to find expected lines in <path>:"},
+		{"open C:\\Program Files\\App Data\\x.json: The system cannot find the file", "open <path>: the system cannot find the file"},
+		{"ls: /tmp/My File.txt: No such file or directory", "ls: <path>: no such file or directory"},
+		{"can't cd to /workspace/My App/build", "can't cd to <path>"},
+		// Where it does not, the words after a space stay words.
+		{"failed to open /etc/app for reading config.json", "failed to open <path> for reading <path>"},
+		{"error in /srv/app line 3: bad", "error in <path> line <n>: bad"},
+		{"cd: /home/u/My Project: no such file", "cd: <path> project: no such file"},
+		{"cp /a/b /c/d failed", "cp <path> <path> failed"},
 	} {
 		if got := Normalize(c.in); got != c.want {
 			t.Errorf("Normalize(%q)\n got %q\nwant %q", c.in, got, c.want)

@@ -100,7 +100,7 @@ func (r *ruleRun) correction(text string, pos int, rejected bool) bool {
 	if utf8.RuneCountInString(quote) > maxQuote {
 		return false // a sentence this long is a task or a specification
 	}
-	it := lore.Item{Text: `The user said: "` + quote + `"`, Category: lore.CategoryPattern,
+	it := lore.Item{Text: userSaid + quote + `"`, Category: lore.CategoryPattern,
 		Repo: r.s.Repo, Confidence: confLikely, Tags: []string{kind}}
 	if kind == lore.TagPreference && !oneThing(quote) {
 		it.Confidence = confStated

@@ -47,20 +47,8 @@ func instructionFile(p string) bool {
 // inline code spans and the lines of its code blocks, one a line; "" when
 // the session saw none.
 func (r *ruleRun) documented() string {
-	var docs []string
-	for _, c := range r.calls {
-		if p := docPath(c); c.ok() && instructionFile(p) && r.ofRepository(p) {
-			docs = append(docs, c.output)
-		}
-	}
-	for _, m := range r.s.Messages {
-		if (m.Role == lore.RoleSystem || m.Role == lore.RoleUser) && (strings.Contains(m.Text, " instructions for ") ||
-			strings.Contains(m.Text, "Contents of ")) && loadedInstructions().MatchString(m.Text) {
-			docs = append(docs, m.Text)
-		}
-	}
 	var code strings.Builder
-	for _, d := range docs {
+	for _, d := range r.instructionDocs() {
 		inBlock := false
 		for _, line := range strings.Split(d, "\n") {
 			line = stripLineNumber(line)
@@ -82,12 +70,52 @@ func (r *ruleRun) documented() string {
 	return code.String()
 }
 
+// instructionDocs is the text of the repository's instructions files the
+// session saw: read by a call, or loaded as context. Codex's "# AGENTS.md
+// instructions for /dir" is taken whole; Claude Code's "Contents of
+// /dir/CLAUDE.md" (its memory, and a subfolder's CLAUDE.md it loaded,
+// transcript's nested_memory) is taken file by file, each judged by its
+// path as a file read is.
+func (r *ruleRun) instructionDocs() []string {
+	var docs []string
+	for _, c := range r.calls {
+		if p := docPath(c); c.ok() && instructionFile(p) && r.ofRepository(p) {
+			docs = append(docs, c.output)
+		}
+	}
+	for _, m := range r.s.Messages {
+		if m.Role != lore.RoleSystem && m.Role != lore.RoleUser {
+			continue
+		}
+		if strings.Contains(m.Text, " instructions for ") && codexInstructions().MatchString(m.Text) {
+			docs = append(docs, m.Text)
+			continue
+		}
+		if !strings.Contains(m.Text, "Contents of ") {
+			continue
+		}
+		heads := loadedMemory().FindAllStringSubmatchIndex(m.Text, -1)
+		for i, h := range heads {
+			end := len(m.Text)
+			if i+1 < len(heads) {
+				end = heads[i+1][0]
+			}
+			if p := m.Text[h[2]:h[3]]; r.ofRepository(p) {
+				docs = append(docs, m.Text[h[0]:end])
+			}
+		}
+	}
+	return docs
+}
+
 var (
-	// loadedInstructions starts the context an agent loads from an
-	// instructions file: Codex's "# AGENTS.md instructions for /dir", and
-	// the "Contents of /dir/CLAUDE.md" of Claude Code's memory.
-	loadedInstructions = lazyRegexp(`(?m)^\s*# (AGENTS|CLAUDE|GEMINI)(\.md)? instructions for |Contents of \S*(CLAUDE|AGENTS|GEMINI)(\.local)?\.md\b`)
-	inlineCode         = lazyRegexp("`([^`]+)`")
+	// codexInstructions starts the context Codex loads from an
+	// instructions file: "# AGENTS.md instructions for /dir".
+	codexInstructions = lazyRegexp(`(?m)^\s*# (AGENTS|CLAUDE|GEMINI)(\.md)? instructions for `)
+	// loadedMemory starts a file of Claude Code's memory, "Contents of
+	// /dir/CLAUDE.md (…):", and holds its path, which may have spaces.
+	loadedMemory = lazyRegexp(`Contents of ((?:/[^\n]*?/|\S*?/)?(?:CLAUDE|AGENTS|GEMINI)(?:\.local)?\.md)\b`)
+	inlineCode   = lazyRegexp("`([^`]+)`")
 )
 
 // ofRepository reports whether an instructions file is the session's

@@ -41,6 +41,10 @@ func TestDocumentedKnown(t *testing.T) {
 	if got := known(append([]turn{loaded}, runs...)); !slices.Equal(got, want[:1]) {
 		t.Errorf("loaded AGENTS.md: known %q, want %q", got, want[:1])
 	}
+	nested := turn{memory: cwd + "/web/CLAUDE.md", output: claudeMD} // Claude Code loaded a subfolder's file
+	if got := known(append([]turn{nested}, runs...)); !slices.Equal(got, want) {
+		t.Errorf("nested CLAUDE.md: known %q, want %q", got, want)
+	}
 	if got := known(runs); len(got) != 0 {
 		t.Errorf("no instructions seen: known %q", got)
 	}
@@ -59,10 +63,13 @@ func TestDocumentedKnown(t *testing.T) {
 // instructions file, or a user's own, documents nothing of this one.
 func TestDocumentedOtherRepository(t *testing.T) {
 	for _, p := range []string{"/home/dev/other/CLAUDE.md", "/home/dev/.claude/CLAUDE.md"} {
-		read := toolCall("Read", map[string]any{"file_path": p}, claudeMD, false)
-		for _, it := range extract(t, []turn{read, bash("mise run test:ci", "ok", false)}) {
-			if slices.Contains(it.Tags, lore.TagDocumented) {
-				t.Errorf("%s: %q marked documented", p, it.Text)
+		seen := map[string]turn{"read": toolCall("Read", map[string]any{"file_path": p}, claudeMD, false),
+			"loaded as nested memory": {memory: p, output: claudeMD}}
+		for how, tu := range seen {
+			for _, it := range extract(t, []turn{tu, bash("mise run test:ci", "ok", false)}) {
+				if slices.Contains(it.Tags, lore.TagDocumented) {
+					t.Errorf("%s %s: %q marked documented", p, how, it.Text)
+				}
 			}
 		}
 	}

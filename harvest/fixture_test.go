@@ -17,6 +17,9 @@ type turn struct {
 	tool, input string
 	output      string
 	failed      bool
+	// memory is the path of a subfolder's CLAUDE.md that Claude Code
+	// loaded (a nested_memory attachment), output its text.
+	memory string
 }
 
 func bash(cmd, output string, failed bool) turn {
@@ -41,9 +44,13 @@ func writeClaude(t testing.TB, dir, id, cwd string, turns []turn) string {
 		n++
 		at = at.Add(20 * time.Second)
 		uuid := fmt.Sprintf("%s-%04d", id, n)
+		key := "message"
+		if typ == "attachment" {
+			key = "attachment"
+		}
 		m := map[string]any{"type": typ, "uuid": uuid, "sessionId": id, "cwd": cwd, "gitBranch": "main",
 			"version": "2.1.30", "timestamp": at.Format(time.RFC3339Nano), "isSidechain": false, "userType": "external",
-			"message": msg}
+			key: msg}
 		if parent != "" {
 			m["parentUuid"] = parent
 		}
@@ -59,6 +66,9 @@ func writeClaude(t testing.TB, dir, id, cwd string, turns []turn) string {
 		switch {
 		case tu.user != "":
 			line("user", map[string]any{"role": "user", "content": tu.user})
+		case tu.memory != "":
+			line("attachment", map[string]any{"type": "nested_memory", "path": tu.memory,
+				"content": map[string]any{"path": tu.memory, "type": "Project", "content": tu.output, "contentDiffersFromDisk": false}})
 		case tu.say != "":
 			line("assistant", map[string]any{"role": "assistant", "id": fmt.Sprintf("msg_%s_%d", id, i), "model": "claude-sonnet-4-5",
 				"content": []any{map[string]any{"type": "text", "text": tu.say}},

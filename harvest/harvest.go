@@ -626,7 +626,12 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item, from *origins) (c 
 		// the message it cites: a model may cite the agent's message
 		// that repeated a web page.
 		tool := fromTool(s, it) || lore.Order(it.Text) && from.echoes(it.Text)
-		refuse, held := screen(it.Text, tool)
+		var refuse, held bool
+		if !tool && userQuote(s, it) {
+			refuse, held = screenUser(it.Text)
+		} else {
+			refuse, held = screen(it.Text, tool)
+		}
 		if refuse {
 			c.refused++
 			continue
@@ -670,19 +675,26 @@ func fromTool(s *lore.Session, it lore.Item) bool {
 	if len(it.Evidence) == 0 {
 		return false
 	}
-	pos := it.Evidence[0].Position
-	i := pos
-	if i < 0 || i >= len(s.Messages) || s.Messages[i].Index != pos {
-		i = slices.IndexFunc(s.Messages, func(m lore.Message) bool { return m.Index == pos })
-		if i < 0 {
-			return false
-		}
+	m, ok := messageAt(s, it.Evidence[0].Position)
+	if !ok {
+		return false
 	}
-	m := s.Messages[i]
 	// A refusal's reason is the user's words (userWords), unless other
 	// output shares its message.
 	return m.Role == lore.RoleTool && len(m.ToolResults) == 0 ||
 		slices.ContainsFunc(m.ToolResults, func(tr lore.ToolResult) bool { return !userWords(tr) })
+}
+
+// messageAt is the session's message at index pos.
+func messageAt(s *lore.Session, pos int) (lore.Message, bool) {
+	i := pos
+	if i < 0 || i >= len(s.Messages) || s.Messages[i].Index != pos {
+		i = slices.IndexFunc(s.Messages, func(m lore.Message) bool { return m.Index == pos })
+		if i < 0 {
+			return lore.Message{}, false
+		}
+	}
+	return s.Messages[i], true
 }
 
 func (h *harvester) count(f func(*Summary)) {

@@ -29,7 +29,12 @@ import (
 //   - sub-agent lines (isSidechain, sibling agent-*.jsonl files and
 //     <session>/subagents/) add their tool calls, errors and tokens but no
 //     turns;
-//   - synthetic API error messages are not turns and have no usage.
+//   - synthetic API error messages are not turns and have no usage;
+//   - a "nested_memory" attachment (a CLAUDE.md of a subfolder, loaded when
+//     the agent first works there) is a system message, in the words
+//     Claude Code gives it to the model with: "Contents of <path>:" and
+//     the file. Other attachments (hook output, reminders, diagnostics) are
+//     not read.
 //
 // Outcome, from the last event of the main chain: an assistant answer
 // with no tool call pending is success; a user interruption is aborted; an
@@ -143,6 +148,9 @@ func (r *claudeReader) line(v *fastjson.Value, sidechain bool) {
 	typ := v.GetStringBytes("type")
 	switch string(typ) {
 	case "user", "assistant", "system":
+	case "attachment":
+		r.attachment(v, side)
+		return
 	default:
 		return // summaries, snapshots, progress, queue operations: no turns
 	}
@@ -330,6 +338,31 @@ func (r *claudeReader) assistant(v *fastjson.Value, side bool, t time.Time) {
 		}
 		r.b.at(t)
 	}
+}
+
+// attachment reads an attachment line: a nested_memory, the one kind
+// read, is the instructions file the model was given, which the harvest
+// rules look for as they do for a file the agent read (path and text).
+// 2.1 writes {type, path, content: {path, type, content}, displayPath}.
+func (r *claudeReader) attachment(v *fastjson.Value, side bool) {
+	a := v.Get("attachment")
+	if string(a.GetStringBytes("type")) != "nested_memory" {
+		return
+	}
+	t := timeOf(v, "timestamp")
+	if !r.b.keep {
+		r.b.at(t)
+		return
+	}
+	p, text := a.GetStringBytes("path"), a.GetStringBytes("content", "content")
+	if len(p) == 0 {
+		p = a.GetStringBytes("content", "path")
+	}
+	if len(p) == 0 || len(text) == 0 {
+		r.b.at(t)
+		return
+	}
+	r.b.add(lore.Message{Role: lore.RoleSystem, Time: t, Text: "Contents of " + string(p) + ":\n\n" + string(text), Sidechain: side})
 }
 
 // claudeResponse is one model response, however many lines it spans.

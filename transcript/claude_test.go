@@ -395,3 +395,26 @@ func TestClaudeAITitleFirst(t *testing.T) {
 		t.Errorf("got %+v", s)
 	}
 }
+
+// TestClaudeNestedMemory checks that a nested_memory attachment, the
+// CLAUDE.md of a subfolder Claude Code loaded, is a system message with
+// the file's path and text, and that other attachments are not read; no
+// turn is added either way.
+func TestClaudeNestedMemory(t *testing.T) {
+	user := claudeLine("s1", "user", "2.1.112", `"message":{"role":"user","content":"fix the web build"},"uuid":"a"`)
+	memory := claudeLine("s1", "attachment", "2.1.112", `"attachment":{"type":"nested_memory","path":"/w/web/CLAUDE.md",`+
+		`"content":{"path":"/w/web/CLAUDE.md","type":"Project","content":"# Web\nBuild with `+"`pnpm build`"+`.\n","contentDiffersFromDisk":false},`+
+		`"displayPath":"web/CLAUDE.md"},"uuid":"b"`)
+	hook := claudeLine("s1", "attachment", "2.1.112", `"attachment":{"type":"hook_success","content":"Contents of /w/CLAUDE.md:\n\nnot a memory"},"uuid":"c"`)
+	s := readOne(t, writeFile(t, "s1.jsonl", user+"\n"+memory+"\n"+hook+"\n"))
+	want{id: "claude-code:s1", user: 1, outcome: lore.OutcomeUnknown}.check(t, s)
+	var got []string
+	for _, m := range s.Messages {
+		if m.Role == lore.RoleSystem {
+			got = append(got, m.Text)
+		}
+	}
+	if w := "Contents of /w/web/CLAUDE.md:\n\n# Web\nBuild with `pnpm build`.\n"; len(got) != 1 || got[0] != w {
+		t.Errorf("system messages %q, want only %q", got, w)
+	}
+}
