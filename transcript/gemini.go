@@ -55,8 +55,9 @@ import (
 //     and OutputTokens is output + thoughts (thinking is billed as output);
 //   - the model is the last gemini message's; the cwd is the project root
 //     Gemini records in tmp/<project>/.project_root (config/projectRegistry.ts),
-//     when the file is still in that folder; the transcript itself names
-//     only a hash of it.
+//     when the file is still in that folder, else the first workspace
+//     folder of the setup context the CLI writes as the first user message
+//     (setupWorkspace); the metadata names only a hash of it.
 //
 // Outcome, from the last message that is not info or warning: an error
 // message is failure; a gemini message with a cancelled tool call is
@@ -73,7 +74,9 @@ import (
 // Gemini's tmp/<project>/ layout, as tags repeat across projects; the time
 // is the file's modification time, when it was saved. The setup exchange
 // the CLI puts first ("This is the Gemini CLI. We are setting up the
-// context…" and its "Got it." reply) is not a turn. The outcome rule is
+// context…", in a <session_context> tag in newer versions, and its "Got it."
+// reply) is not a turn; the cwd is .project_root's, else the setup's
+// workspace folder. The outcome rule is
 // Claude Code's: an answer with no call pending is success, a failed tool
 // result last is failure.
 
@@ -175,6 +178,10 @@ type geminiReplay struct {
 	spent lore.Usage
 	model string // the last model name seen, shared to save copies
 	seen  int    // message records read, rewound ones too
+	// cwd is the workspace folder the setup context the CLI writes as
+	// the first user message names; sawUser says that message was read.
+	cwd     string
+	sawUser bool
 }
 
 func newGeminiReplay(b *builder) *geminiReplay {
@@ -221,6 +228,10 @@ func (g *geminiReplay) message(id string, v *fastjson.Value) *geminiMsg {
 	m := &geminiMsg{id: id, kind: geminiKindOf(v), t: timeOf(v, "timestamp")}
 	content := v.Get("content")
 	m.text = geminiHasText(content)
+	if m.kind == geminiUser && !g.sawUser {
+		g.sawUser = true
+		g.cwd = setupWorkspace(geminiText(content), geminiSetupPrefix)
+	}
 	if m.kind != geminiModel {
 		if keep {
 			role, text := lore.RoleSystem, ""
@@ -442,6 +453,9 @@ func geminiEmit(in *input, b *builder, g *geminiReplay, native string, emit emit
 	g.finish()
 	b.setNative(native)
 	b.s.Cwd = geminiProjectRoot(in.path)
+	if b.s.Cwd == "" {
+		b.s.Cwd = g.cwd
+	}
 	emit(b.finish(baseID(in.path)))
 	return nil
 }
@@ -612,6 +626,88 @@ func geminiResultText(c *fastjson.Value) string {
 
 const geminiSetupPrefix = "This is the Gemini CLI. We are setting up the context for our chat."
 
+// setupContext is the body of the setup context a Gemini CLI (or a fork
+// whose setup starts with prefix) puts first in a chat, without the
+// <session_context> tag newer versions wrap it in; ok is false for any
+// other text.
+func setupContext(text, prefix string) (body string, ok bool) {
+	t := strings.TrimSpace(text)
+	t = strings.TrimSpace(strings.TrimPrefix(t, "<session_context>"))
+	if !strings.HasPrefix(t, prefix) {
+		return "", false
+	}
+	return t, true
+}
+
+// setupWorkspace is the first workspace folder a setup context names, ""
+// when text is none or names no absolute folder. The first is the folder
+// the CLI was started in (WorkspaceContext puts it before any added with
+// --include-directories). packages/core/src/utils/environmentContext.ts
+// has written, over time:
+//
+//	I'm currently working in the directory: /path
+//	I'm currently working in the following directories:\n  - /path\n  - …
+//	- **Workspace Directories:**\n  - /path\n  - …
+//
+// The folders come before the directory tree and the user's memory
+// (GEMINI.md), so the first match is the CLI's and not a file's text.
+func setupWorkspace(text, prefix string) string {
+	body, ok := setupContext(text, prefix)
+	if !ok {
+		return ""
+	}
+	const (
+		one  = "I'm currently working in the directory: "
+		list = "I'm currently working in the following directories:"
+		ws   = "- **Workspace Directories:**"
+	)
+	var listed bool // the line before began a list of folders
+	for l := range strings.Lines(body) {
+		l = strings.TrimSpace(l)
+		var dir string
+		switch {
+		case listed:
+			item, ok := strings.CutPrefix(l, "- ")
+			if !ok {
+				return ""
+			}
+			dir = item
+		case strings.HasPrefix(l, one):
+			dir = strings.TrimPrefix(l, one)
+		case l == list || l == ws:
+			listed = true
+			continue
+		default:
+			continue
+		}
+		dir = strings.TrimSpace(dir)
+		if !absPathAnywhere(dir) {
+			return ""
+		}
+		return dir
+	}
+	return ""
+}
+
+// absPathAnywhere reports whether p is an absolute path on Unix (/home/…)
+// or Windows (C:\…, C:/…, \\server\share): the machine that wrote a
+// transcript need not be this one.
+func absPathAnywhere(p string) bool {
+	if strings.ContainsAny(p, "\x00\r\n") {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(p, `\\`):
+		return len(p) > 2
+	case strings.HasPrefix(p, "/"):
+		return true
+	case len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
+		c := p[0] | 0x20
+		return 'a' <= c && c <= 'z'
+	}
+	return false
+}
+
 func geminiCheckpointHistory(doc *fastjson.Value) []*fastjson.Value {
 	switch doc.Type() {
 	case fastjson.TypeArray:
@@ -662,6 +758,7 @@ func readCheckpointOf(ctx context.Context, in *input, doc *fastjson.Value, emit 
 	)
 	last := endNone
 	setup := false
+	var workspace string
 	for i, c := range geminiCheckpointHistory(doc) {
 		if i&4095 == 4095 && ctx.Err() != nil {
 			return ctx.Err()
@@ -748,8 +845,9 @@ func readCheckpointOf(ctx context.Context, in *input, doc *fastjson.Value, emit 
 		if !hasText {
 			continue
 		}
-		if i == 0 && strings.HasPrefix(strings.TrimSpace(text), setupPrefix) {
+		if _, ok := setupContext(text, setupPrefix); i == 0 && ok {
 			setup = true
+			workspace = setupWorkspace(text, setupPrefix)
 			if keep {
 				b.add(lore.Message{Role: lore.RoleSystem, Text: text})
 			}
@@ -771,6 +869,9 @@ func readCheckpointOf(ctx context.Context, in *input, doc *fastjson.Value, emit 
 		return emptySession("a %s checkpoint with no turns", agent)
 	}
 	b.s.Cwd = geminiProjectRoot(in.path)
+	if b.s.Cwd == "" {
+		b.s.Cwd = workspace
+	}
 	emit(b.finish(geminiCheckpointID(in.path)))
 	return nil
 }

@@ -408,3 +408,60 @@ func geminiQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// The setup context names the folder the CLI was started in, in each
+// wording environmentContext.ts has had; other text names none.
+func TestSetupWorkspace(t *testing.T) {
+	const ctx = "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Sunday, 7 June 2026.\nMy operating system is: "
+	for _, tc := range []struct{ name, text, want string }{
+		{"workspace list, Windows", ctx + "win32\nThe project's temporary directory is: C:\\Users\\dev\\.gemini\\tmp\\shop\n- **Workspace Directories:**\n  - C:\\Users\\dev\\Desktop\\shop\n  - D:\\shared\n- **Directory Structure:**\n\nC:\\Users\\dev\\Desktop\\shop\\\n├───README.md\n</session_context>", `C:\Users\dev\Desktop\shop`},
+		{"one folder, untagged", "This is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Monday.\nMy operating system is: linux\nI'm currently working in the directory: /home/dev/widgets\nHere is the folder structure of the current working directories:\n\n/home/dev/widgets/\n", "/home/dev/widgets"},
+		{"folder list", ctx + "darwin\nI'm currently working in the following directories:\n  - /Users/dev/api\n  - /Users/dev/lib\n", "/Users/dev/api"},
+		{"tree only", ctx + "linux\nThe workspace's temporary directory is: /home/dev/.gemini/tmp/x\n\n</session_context>", ""},
+		{"relative folder", ctx + "linux\nI'm currently working in the directory: widgets\n", ""},
+		{"list without items", ctx + "linux\n- **Workspace Directories:**\n- **Directory Structure:**\n", ""},
+		{"not the setup", "I'm currently working in the directory: /home/dev/widgets", ""},
+		{"Qwen's setup", "This is the Qwen Code. We are setting up the context for our chat.\nI'm currently working in the directory: /home/dev/widgets", ""},
+	} {
+		if got := setupWorkspace(tc.text, geminiSetupPrefix); got != tc.want {
+			t.Errorf("%s: setupWorkspace = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A log with no .project_root beside it takes its cwd from the setup
+// context the CLI wrote as the first user message (here inside a $set, as
+// the CLI syncs it); a Windows folder gives its last folder's name as the
+// repository. A later user message naming a folder does not count.
+func TestGeminiSetupCwd(t *testing.T) {
+	log := `{"sessionId":"fee94c8d-ce1b-4317-9d72-28415009e617","projectHash":"661f","startTime":"2026-06-07T15:50:29.489Z","lastUpdated":"2026-06-07T15:50:29.489Z","kind":"main"}
+{"$set":{"messages":[{"id":"u0","timestamp":"2026-06-07T15:50:29.490Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nMy operating system is: win32\n- **Workspace Directories:**\n  - C:\\Users\\bishw\\OneDrive\\Desktop\\eagerminds-bookmarks-task\n- **Directory Structure:**\n\nC:\\Users\\bishw\\OneDrive\\Desktop\\eagerminds-bookmarks-task\\\n├───README.md\n</session_context>"}]}]}}
+{"id":"u1","timestamp":"2026-06-07T15:50:40.000Z","type":"user","content":[{"text":"This is the Gemini CLI. We are setting up the context for our chat.\nI'm currently working in the directory: /elsewhere"}]}
+{"id":"g1","timestamp":"2026-06-07T15:50:50.000Z","type":"gemini","content":"Done.","model":"gemini-2.5-pro"}
+`
+	path := writeFile(t, "session-2026-06-07T15-50-fee94c8d.jsonl", log)
+	full := codexReadBoth(t, path)
+	ss, err := Read(context.Background(), path, Options{NoGit: true})
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("read: %d sessions, %v", len(ss), err)
+	}
+	for _, s := range []*lore.Session{full, ss[0]} {
+		if s.Cwd != `C:\Users\bishw\OneDrive\Desktop\eagerminds-bookmarks-task` || s.Repo != "eagerminds-bookmarks-task" {
+			t.Errorf("cwd %q repo %q", s.Cwd, s.Repo)
+		}
+	}
+}
+
+// A checkpoint of a newer CLI, whose setup is wrapped in <session_context>:
+// the setup exchange is still no turn, and names the cwd.
+func TestGeminiCheckpointSessionContext(t *testing.T) {
+	ckpt := `{"history":[
+{"role":"user","parts":[{"text":"<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nMy operating system is: linux\n- **Workspace Directories:**\n  - /home/dev/cache\n</session_context>"}]},
+{"role":"model","parts":[{"text":"Got it. Thanks for the context!"}]},
+{"role":"user","parts":[{"text":"Why is the cache cold?"}]},
+{"role":"model","parts":[{"text":"It is never warmed."}]}]}`
+	s := readOne(t, writeFile(t, "checkpoint-cold.json", ckpt))
+	if s.Cwd != "/home/dev/cache" || s.UserMessages != 1 || s.AssistantMessages != 1 {
+		t.Errorf("cwd %q user %d assistant %d, want /home/dev/cache 1 1", s.Cwd, s.UserMessages, s.AssistantMessages)
+	}
+}

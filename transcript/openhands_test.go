@@ -116,7 +116,7 @@ func TestOpenHandsCorpus(t *testing.T) {
 			model: "claude-3-5-sonnet-20241022", outcome: lore.OutcomeSuccess,
 			start: localTime(t, "2025-01-20T20:29:13.519638"), end: localTime(t, "2025-01-20T20:30:35.429675")}}},
 		{filepath.Join(v1, "3fdb316098bb48e1aa029ce56805792a"), []ohsweWant{{id: "openhands:3fdb316098bb48e1aa029ce56805792a", user: 3, asst: 3, calls: 3,
-			usage: lore.Usage{InputTokens: 10, OutputTokens: 5}, model: "gpt-4o-mini", repo: "workspace",
+			usage: lore.Usage{InputTokens: 10, OutputTokens: 5}, model: "gpt-4o-mini", repo: "software-agent-sdk", // the project above its hidden .pr folder
 			cwd: "/workspace/project/software-agent-sdk/.pr/artifacts/20260121-223755/workspace", outcome: lore.OutcomeSuccess,
 			start: localTime(t, "2026-01-21T22:37:55.687967"), end: localTime(t, "2026-01-21T22:37:56.854865")}}},
 	}

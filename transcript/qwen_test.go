@@ -183,7 +183,8 @@ func BenchmarkQwen(b *testing.B) { codexBenchRead(b, qwenFixture) }
 
 // A /chat save checkpoint has Gemini's shape; Qwen's setup message makes
 // it Qwen Code's, and it is read by Gemini's checkpoint rules: the setup
-// exchange is no turn, the go vet that exited 1 is a failed call.
+// exchange is no turn, the go vet that exited 1 is a failed call, and the
+// folder the setup says Qwen was working in is the cwd.
 func TestQwenCheckpoint(t *testing.T) {
 	const path = "testdata/qwen-code/checkpoint-vet.json"
 	fi, err := os.Stat(path)
@@ -193,7 +194,7 @@ func TestQwenCheckpoint(t *testing.T) {
 	at := codexRFC(fi.ModTime())
 	codexCheck(t, codexReadBoth(t, path), codexWant{
 		id: "qwen-code:checkpoint-vet", user: 1, asst: 2, tools: 1, errs: 1,
-		outcome: lore.OutcomeSuccess, start: at, end: at,
+		outcome: lore.OutcomeSuccess, start: at, end: at, cwd: "/home/dev/widgets", repo: "widgets",
 	})
 	// Gemini's own checkpoint stays Gemini's.
 	if s := readOne(t, geminiFixtureCkpt); s.Agent != lore.AgentGeminiCLI {

@@ -180,11 +180,16 @@ func RepoOfDir(dir string) string {
 }
 
 // folderRepo names the repository of a folder that is not here to ask
-// git: the base name of its repoFolder.
+// git: the base name of its repoFolder; "" for a folder that names none
+// ("." of a relative path).
 func folderRepo(dir string) string {
+	name := baseName(repoFolder(dir))
+	if name == "." || name == ".." {
+		return ""
+	}
 	// A folder named after a token (a clone named for its URL) does not
 	// hand the token on to every item learned in it.
-	return lore.RecordName(baseName(repoFolder(dir)))
+	return lore.RecordName(name)
 }
 
 // bearsName reports whether a folder is named for the repository
@@ -203,20 +208,102 @@ func bearsName(folder, repo string) bool {
 		strings.IndexByte("-_.", folder[n]) >= 0 && lore.SameRepo(folder[n+1:], name)
 }
 
-// repoFolder is the folder of the repository dir is: dir itself, or for a
-// worktree under REPO/.worktrees/NAME (or worktrees/NAME), REPO.
+// repoFolder is the folder of the repository dir is: dir itself; for a
+// folder inside a project's hidden folder (REPO/.claude/worktrees/NAME,
+// REPO/.worktrees/NAME, REPO/.pr/artifacts/…), REPO; for a worktree a
+// tool keeps in its own hidden folder (~/.herdr/worktrees/REPO/NAME,
+// ~/.codex/worktrees/ID/REPO), REPO; for a worktree under
+// REPO/worktrees/NAME, REPO.
 func repoFolder(dir string) string {
 	dir = strings.TrimRight(dir, `/\`)
-	parts := strings.FieldsFunc(dir, func(r rune) bool { return r == '/' || r == '\\' })
-	for i := len(parts) - 2; i > 0; i-- {
-		if parts[i] == ".worktrees" || parts[i] == "worktrees" {
-			// Cut dir just before the separator that precedes parts[i].
-			end := len(dir)
-			for n := len(parts); n > i; n-- {
-				end = strings.LastIndexAny(dir[:end], `/\`)
-			}
-			return dir[:end]
+	parts := strings.FieldsFunc(dir, isPathSep)
+	// The last folder is the project itself, hidden or not: a repository
+	// may be named .github or .dotfiles.
+	for h, p := range parts[:max(0, len(parts)-1)] {
+		if !hiddenName(p) {
+			continue
 		}
+		if !toolStore(parts[:h]) {
+			return leadingParts(dir, h)
+		}
+		if r := storeWorktreeRepo(parts, h); r > 0 {
+			return leadingParts(dir, r+1)
+		}
+	}
+	for i := len(parts) - 2; i > 0; i-- {
+		if parts[i] == "worktrees" {
+			return leadingParts(dir, i)
+		}
+	}
+	return dir
+}
+
+func isPathSep(r rune) bool { return r == '/' || r == '\\' }
+
+// hiddenName reports whether a folder's name hides it: .claude, .herdr,
+// but not . or ..
+func hiddenName(name string) bool {
+	return len(name) > 1 && name[0] == '.' && name != ".."
+}
+
+// toolStore reports whether a hidden folder below the folders above is a
+// tool's store rather than a project's hidden folder: one in a home
+// (~/.herdr, C:\Users\me\.codex, /mnt/c/Users/me/.cursor, /root/.x), at
+// the top of the file system (/.x, /tmp/.x) or in a temporary folder
+// (…/T/.tmpX).
+func toolStore(above []string) bool {
+	n := len(above)
+	if n <= 1 {
+		return true
+	}
+	switch above[n-2] {
+	case "home", "Users", "users":
+		return true
+	}
+	switch above[n-1] {
+	case "root", "tmp", "temp", "Temp", "T":
+		return true
+	}
+	return false
+}
+
+// storeWorktreeRepo is the index in parts of the repository folder of a
+// worktree kept in the tool's store parts[h]: ~/.herdr/worktrees/REPO/…,
+// ~/.cursor/worktrees/REPO/…, ~/.codex/worktrees/ID/REPO/…,
+// ~/.worktrees/REPO/…; 0 when parts is no such worktree.
+func storeWorktreeRepo(parts []string, h int) int {
+	r := h + 1
+	switch {
+	case strings.HasSuffix(parts[h], "worktrees"):
+	case r < len(parts) && parts[r] == "worktrees":
+		r++
+		if parts[h] == ".codex" {
+			r++ // Codex names a task's folder first, the repository below it
+		}
+	default:
+		return 0
+	}
+	if r >= len(parts) {
+		return 0
+	}
+	return r
+}
+
+// leadingParts is dir up to the end of its first n path elements.
+func leadingParts(dir string, n int) string {
+	seen := 0
+	for i := 0; i < len(dir); i++ {
+		if dir[i] == '/' || dir[i] == '\\' {
+			continue
+		}
+		j := i
+		for j < len(dir) && dir[j] != '/' && dir[j] != '\\' {
+			j++
+		}
+		if seen++; seen == n {
+			return dir[:j]
+		}
+		i = j
 	}
 	return dir
 }
@@ -237,15 +324,19 @@ func (c *repoCache) lookup(dir string) string {
 
 // repoOf returns the owner/name of the git remote of the repository
 // holding dir; the repository folder's name when it has no remote; the
-// directory's own name when it is in no repository; "" when it does not
-// exist here.
+// name of dir's repoFolder when it is in no repository; "" when it does
+// not exist here, or is relative: a transcript's "." is a folder of the
+// machine and moment it was written, not the one lore runs in.
 func repoOf(dir string) string {
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return ""
 	}
 	root, url := gitRoot(dir)
 	if root == "" {
-		return baseName(dir)
+		return baseName(repoFolder(dir))
 	}
 	if r := RepoFromURL(url); r != "" {
 		return r
@@ -576,14 +667,16 @@ func RepoFromURL(url string) string {
 	} else if i := strings.IndexByte(u, ':'); i >= 0 && !strings.ContainsAny(u[:i], "/\\") {
 		u = u[i+1:] // scp-like git@host:owner/name
 	}
-	parts := strings.FieldsFunc(u, func(r rune) bool { return r == '/' || r == '\\' })
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
+	parts := strings.FieldsFunc(u, isPathSep)
+	if len(parts) > 2 {
+		parts = parts[len(parts)-2:]
 	}
-	return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+	for _, p := range parts {
+		if p == "." || p == ".." {
+			return "" // https://github.com/..git, as a redacted URL reads
+		}
+	}
+	return strings.Join(parts, "/")
 }
 
 // baseName is the last element of a path written on any system.

@@ -21,10 +21,87 @@ func TestFolderRepo(t *testing.T) {
 		"/home/dev/api/":                         "api",
 		"/.worktrees/x":                          "x",
 		"/home/dev/worktrees":                    "worktrees",
+		// A folder inside a project's hidden folder is the project's.
+		"/x/proj/.claude/worktrees/fix":                                  "proj",
+		"/workspace/project/sdk/.pr/artifacts/20260121-223755/workspace": "sdk",
+		"/home/dev/api/.github/workflows":                                "api",
+		"/home/dev/src/.github":                                          ".github",
+		`C:\Users\dev\web\.claude\worktrees\1\src`:                       "web",
+		"/tmp/.tmpAb12/widgets/.claude/worktrees/x":                      "widgets",
+		// A tool's store in a home holds worktrees of other repositories.
+		"/Users/alessandrojcm/.herdr/worktrees/dhc-dashboard/worktree-silver-forest-5b5f": "dhc-dashboard",
+		"/home/dev/.cursor/worktrees/api/k3x9/internal":                                   "api",
+		"/Users/dev/.codex/worktrees/3ff5/cxs":                                            "cxs",
+		`C:\Users\dev\.codex\worktrees\fix-login\shop\web`:                                "shop",
+		"/mnt/c/Users/dev/.herdr/worktrees/api/b":                                         "api",
+		"/root/.worktrees/api/b":                                                          "api",
+		// Other folders in a store or a temporary folder keep their name.
+		"/home/dev/.config/nvim":     "nvim",
+		"/home/dev/.herdr":           ".herdr",
+		"/tmp/.tmpAb12/widgets":      "widgets",
+		"/home/dev/.herdr/worktrees": "worktrees",
+		// Windows folders give their last folder's name.
+		`C:\Users\bishw\OneDrive\Desktop\eagerminds-bookmarks-task`: "eagerminds-bookmarks-task",
+		`D:\Codes\Personal\DevBridge-AMD\`:                          "DevBridge-AMD",
+		// A relative "." names no folder.
+		".":  "",
+		"./": "",
+		"..": "",
 	} {
 		if got := folderRepo(dir); got != want {
 			t.Errorf("folderRepo(%q) = %q, want %q", dir, got, want)
 		}
+	}
+}
+
+// A remote URL gives its last two folders; a URL whose owner or name is
+// "." or ".." (https://github.com/..git, as one transcript's redacted
+// remote reads) gives none.
+func TestRepoFromURL(t *testing.T) {
+	for url, want := range map[string]string{
+		"https://github.com/EntityProcess/agentv.git": "EntityProcess/agentv",
+		"git@github.com:acme/api.git":                 "acme/api",
+		"ssh://git@host:22/acme/api":                  "acme/api",
+		"/srv/git/api.git":                            "git/api",
+		"api":                                         "api",
+		"https://github.com/..git":                    "",
+		"https://github.com/acme/..":                  "",
+		"git@github.com:./api.git":                    "",
+		"https://github.com":                          "",
+		"":                                            "",
+	} {
+		if got := RepoFromURL(url); got != want {
+			t.Errorf("RepoFromURL(%q) = %q, want %q", url, got, want)
+		}
+	}
+}
+
+// A relative folder in a transcript is not looked up where lore runs:
+// its session takes the repository of its folder's other sessions, or
+// none.
+func TestRelativeCwd(t *testing.T) {
+	dir := t.TempDir()
+	gitRepo(t, dir, "git@github.com:lorehq/lore.git")
+	t.Chdir(dir)
+	if got := repoOf("."); got != "" {
+		t.Errorf(`repoOf(".") = %q, want ""`, got)
+	}
+	sessions := []*lore.Session{{ID: "dot", Cwd: "."}}
+	settleRepos(sessions)
+	if sessions[0].Repo != "" {
+		t.Errorf(`settleRepos: cwd "." has repo %q, want ""`, sessions[0].Repo)
+	}
+}
+
+// A folder here in no repository, inside a project's hidden folder, is
+// named for the project, as folderRepo names it when it is gone.
+func TestRepoOfHidden(t *testing.T) {
+	wt := filepath.Join(t.TempDir(), "widgets", ".claude", "worktrees", "fix")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := repoOf(wt); got != "widgets" {
+		t.Errorf("repoOf(%q) = %q, want widgets", wt, got)
 	}
 }
 
