@@ -298,3 +298,27 @@ func TestMovedFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestRanIn: the folder of the project a command ran in, from a cd in its
+// chain or the folder its tool was given, on Unix and on Windows.
+func TestRanIn(t *testing.T) {
+	win := `C:\Users\ann\Desktop\shop`
+	for _, tt := range []struct {
+		cwd, cmd, input, want string
+	}{
+		{cwd, "cd web/frontend && npm run build", "", "web/frontend"},
+		{cwd, "cd " + cwd + "/web ; npm run lint", "", "web"},
+		{cwd, "npm run lint", `{"workdir":"` + cwd + `/api"}`, "api"},
+		{cwd, "npm run lint", `{"dir_path":"client"}`, "client"},
+		{cwd, "cd /tmp/elsewhere && make", "", ""},
+		{cwd, "cd .. && make", "", ""},
+		{win, "cd client ; npm run lint", "", "client"},
+		{win, "npm run lint", `{"dir_path":"C:\\Users\\ann\\Desktop\\shop\\client"}`, "client"},
+		{win, "npm run lint", `{"dir_path":"D:\\other"}`, ""},
+	} {
+		r := &ruleRun{s: &lore.Session{Cwd: tt.cwd}}
+		if got := r.ranIn(&call{cmd: tt.cmd, input: tt.input}); got != tt.want {
+			t.Errorf("ranIn(%q, %s) in %s = %q, want %q", tt.cmd, tt.input, tt.cwd, got, tt.want)
+		}
+	}
+}

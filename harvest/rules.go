@@ -426,20 +426,24 @@ func (r *ruleRun) commandFacts() {
 
 // ranIn is the folder of the project a command ran in, relative to the
 // session's: where its chain's last cd went, or the folder its tool was
-// given (workdir); "" for the session's folder or one outside it.
+// given (workdir, Gemini CLI's dir_path); "" for the session's folder or
+// one outside it. A Windows session's folders are read with backslashes,
+// and shown with slashes.
 func (r *ruleRun) ranIn(c *call) string {
 	dir := ""
 	var in struct {
-		Workdir string `json:"workdir"`
-		Cwd     string `json:"cwd"`
-		Dir     string `json:"dir"`
+		Workdir   string `json:"workdir"`
+		Cwd       string `json:"cwd"`
+		Dir       string `json:"dir"`
+		DirPath   string `json:"dir_path"`
+		Directory string `json:"directory"`
 	}
 	if json.Unmarshal([]byte(c.input), &in) == nil {
-		dir = firstNonEmpty(in.Workdir, in.Cwd, in.Dir)
+		dir = slashed(firstNonEmpty(in.Workdir, in.Cwd, in.Dir, in.DirPath, in.Directory))
 	}
 	for _, sc := range shellcmd.Split(c.cmd) {
 		if len(sc.Words) == 2 && sc.Words[0] == "cd" {
-			if d := sc.Words[1]; strings.HasPrefix(d, "/") || dir == "" {
+			if d := slashed(sc.Words[1]); absolute(d) || dir == "" {
 				dir = d
 			} else {
 				dir = path.Join(dir, d)
@@ -449,14 +453,30 @@ func (r *ruleRun) ranIn(c *call) string {
 	if dir == "" {
 		return ""
 	}
-	if !strings.HasPrefix(dir, "/") {
-		dir = path.Join(r.s.Cwd, dir)
+	cwd := slashed(r.s.Cwd)
+	if !absolute(dir) {
+		dir = path.Join(cwd, dir)
 	}
-	rel := r.relative(path.Clean(dir))
-	if rel == "" || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "..") || r.s.Cwd == "" {
+	rel := relativeTo(cwd, path.Clean(dir))
+	if rel == "" || absolute(rel) || strings.HasPrefix(rel, "..") || cwd == "" {
 		return ""
 	}
 	return rel
+}
+
+// slashed is a path with a Windows path's backslashes as slashes: one
+// that starts with a drive (C:\Users), or holds backslashes and no slash.
+func slashed(p string) string {
+	if len(p) > 2 && p[1] == ':' || strings.Contains(p, `\`) && !strings.Contains(p, "/") {
+		return strings.ReplaceAll(p, `\`, "/")
+	}
+	return p
+}
+
+// absolute reports whether a slashed path is absolute, on Unix or on
+// Windows (C:/Users/…).
+func absolute(p string) bool {
+	return strings.HasPrefix(p, "/") || len(p) > 2 && p[1] == ':' && p[2] == '/'
 }
 
 // simple reports whether a command is one command: in a chain, the
@@ -598,8 +618,11 @@ func (r *ruleRun) definedIn(i int, sym string) string {
 }
 
 // relative makes an absolute path relative to the session's folder.
-func (r *ruleRun) relative(p string) string {
-	if cwd := strings.TrimSuffix(r.s.Cwd, "/"); cwd != "" && strings.HasPrefix(p, cwd+"/") {
+func (r *ruleRun) relative(p string) string { return relativeTo(r.s.Cwd, p) }
+
+// relativeTo is p relative to the folder cwd, or p when it is outside.
+func relativeTo(cwd, p string) string {
+	if cwd = strings.TrimSuffix(cwd, "/"); cwd != "" && strings.HasPrefix(p, cwd+"/") {
 		return p[len(cwd)+1:]
 	}
 	return p
