@@ -81,3 +81,37 @@ func TestSelfEvidentKept(t *testing.T) {
 		}
 	}
 }
+
+// TestShellQuirks: the shell's own refusal (zsh's unquoted glob matching
+// nothing, PowerShell's &&) is a quirk of the agent's shell on this
+// machine, in no repository, whether or not the agent marked the call
+// failed; two sessions make it active. A command that prints the same
+// words is no quirk.
+func TestShellQuirks(t *testing.T) {
+	turns := []turn{
+		{user: "Find the WAL settings."},
+		bash("grep -rn MaxWALSize pkg/ --include=*.go", "(eval):1: no matches found: --include=*.go", false),
+		bash("cat notes.txt", "no matches found: this line is the file's", false),
+	}
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-1", cwd, turns)
+	writeClaude(t, dir, "s-2", cwd, turns)
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	harvestDir(t, st, dir)
+	var quirks []lore.Item
+	for _, it := range itemsOf(t, st) {
+		if it.Category == lore.CategoryToolQuirk {
+			quirks = append(quirks, it)
+		}
+	}
+	want := "The shell claude-code runs commands in is zsh: an unquoted glob that matches no file fails with `no matches found`."
+	if len(quirks) != 1 || quirks[0].Text != want || quirks[0].Status != lore.StatusActive || quirks[0].Repo != "" ||
+		quirks[0].Agent != lore.AgentClaudeCode {
+		t.Errorf("quirks %+v, want one active quirk of claude-code's shell", quirks)
+	}
+	c := &call{cmd: "cd client && npm run lint", done: true, failed: true}
+	c.err.Line = "The token '&&' is not a valid statement separator in this version."
+	if sh, _ := shellQuirk(c); sh != "PowerShell" {
+		t.Errorf("PowerShell's && refusal: shell %q", sh)
+	}
+}

@@ -20,10 +20,11 @@ import (
 // issue's target (issue 18) is 35% by rules alone. TestGoldRecall fails
 // when recall falls below these.
 const (
-	// 2026-11-28, with findings (findings.go), parts (parts.go) and the
-	// agent's tools' time limits: 36 of 118 entries (30.5%); 2026-11-25 it
-	// was 4 (3.4%).
-	goldRecall = 0.30
+	// 2026-11-28: 41 of 118 entries (34.7%), with findings (findings.go),
+	// parts (parts.go), the agent's tools' time limits, the agent's shell,
+	// and sessions that now have a folder (Gemini CLI's workspace);
+	// 2026-11-25 it was 4 (3.4%).
+	goldRecall = 0.34
 	// 2026-11-28: 2 of 118 (1.7%): OpenCode's apply_patch context failure,
 	// an agent protocol error, is self-evident now (lore.TagSelfEvident): a
 	// candidate, still caught by the all-items count.

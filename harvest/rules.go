@@ -307,14 +307,18 @@ func (r *ruleRun) writtenBetween(i, j int) bool {
 func (r *ruleRun) quirks() {
 	n := 0
 	for _, c := range r.calls {
-		if !c.failed || n >= perRule || c.err.Signature == "" || cascade(c.err.Line) {
+		sh, what := shellQuirk(c)
+		if sh == "" && (!c.failed || c.err.Signature == "" || cascade(c.err.Line)) || n >= perRule {
 			continue
 		}
-		if c.err.Kind != errsig.Protocol && lore.Order(c.err.Line) {
+		if sh == "" && c.err.Kind != errsig.Protocol && lore.Order(c.err.Line) {
 			continue // a tool's own order to its reader ("Do NOT retry"), not a quirk
 		}
 		var it lore.Item
 		switch {
+		case sh != "":
+			it = lore.Item{Text: fmt.Sprintf("The shell %s runs commands in is %s: %s.", r.s.Agent, sh, what), Agent: r.s.Agent,
+				Signature: "shell: " + sh + ": " + what, Confidence: confShown, Tags: []string{tagShell}}
 		case c.err.Kind == errsig.Protocol && !missingFile(c.err.Line):
 			it = lore.Item{Text: fmt.Sprintf("The %s tool of %s fails with %s.", c.name, r.s.Agent, quoteCode(stable(c.err))),
 				Agent: r.s.Agent, Tags: []string{lore.TagSelfEvident}} // the harness's protocol, told by its error
@@ -333,7 +337,10 @@ func (r *ruleRun) quirks() {
 		default:
 			continue
 		}
-		it.Category, it.Confidence, it.Signature = lore.CategoryToolQuirk, confLikely, c.err.Signature
+		it.Category = lore.CategoryToolQuirk
+		if it.Signature == "" {
+			it.Confidence, it.Signature = confLikely, c.err.Signature
+		}
 		if it.Agent == "" {
 			it.Tags = []string{program(c.key)}
 		}
@@ -350,6 +357,37 @@ func (r *ruleRun) quirks() {
 			n++
 		}
 	}
+}
+
+// tagShell marks a quirk of the shell an agent runs commands in.
+const tagShell = "shell"
+
+// shellQuirk is the shell a failed command ran in and what about it made
+// the command fail, when the error is the shell's own and not the
+// command's: zsh refusing an unquoted glob that matches nothing,
+// PowerShell refusing &&. It holds on the machine, in every repository,
+// and agents meet it again and again. "" when the error is the command's.
+//
+// Some agents do not mark such a call failed (Claude Code shows zsh's
+// refusal as the output of a call that succeeded): then the output's
+// first line is read.
+func shellQuirk(c *call) (shell, what string) {
+	if c.cmd == "" || !c.done {
+		return "", ""
+	}
+	l := c.err.Line
+	if !c.failed {
+		if l, _, _ = strings.Cut(strings.TrimSpace(c.output), "\n"); !strings.HasPrefix(l, "zsh:") && !strings.HasPrefix(l, "(eval):") {
+			return "", "" // what the command printed, not the shell
+		}
+	}
+	switch {
+	case strings.Contains(l, "no matches found:"):
+		return "zsh", "an unquoted glob that matches no file fails with `no matches found`"
+	case strings.Contains(l, "is not a valid statement separator"):
+		return "PowerShell", "`&&` fails with `The token '&&' is not a valid statement separator`"
+	}
+	return "", ""
 }
 
 // quirkClass reports whether an error of this class says something about
