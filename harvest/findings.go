@@ -151,6 +151,9 @@ func findingIn(s string) (score float64, ok bool) {
 		strings.ContainsRune(s, '?') || strings.HasSuffix(s, ":") || lore.OneOff(s) {
 		return 0, false
 	}
+	if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) {
+		return 0, false // the rest of a sentence cut before, or a list's note
+	}
 	spans := strings.Count(s, "`") / 2
 	prose := codeSpans().ReplaceAllString(s, " ")
 	if len(proseWord().FindAllString(prose, findingProse)) < findingProse {

@@ -20,11 +20,11 @@ import (
 // issue's target (issue 18) is 35% by rules alone. TestGoldRecall fails
 // when recall falls below these.
 const (
-	// 2026-11-28: 41 of 118 entries (34.7%), with findings (findings.go),
+	// 2026-11-28: 42 of 118 entries (35.6%), with findings (findings.go),
 	// parts (parts.go), the agent's tools' time limits, the agent's shell,
 	// and sessions that now have a folder (Gemini CLI's workspace);
 	// 2026-11-25 it was 4 (3.4%).
-	goldRecall = 0.34
+	goldRecall = 0.35
 	// 2026-11-28: 2 of 118 (1.7%): OpenCode's apply_patch context failure,
 	// an agent protocol error, is self-evident now (lore.TagSelfEvident): a
 	// candidate, still caught by the all-items count.
