@@ -315,10 +315,36 @@ func TestRanIn(t *testing.T) {
 		{win, "cd client ; npm run lint", "", "client"},
 		{win, "npm run lint", `{"dir_path":"C:\\Users\\ann\\Desktop\\shop\\client"}`, "client"},
 		{win, "npm run lint", `{"dir_path":"D:\\other"}`, ""},
+		{cwd, "cd .worktrees/fix-ci && mise run lint", "", ""},
+		{cwd, "cd .claude/worktrees/x/web && npm run build", "", "web"},
 	} {
 		r := &ruleRun{s: &lore.Session{Cwd: tt.cwd}}
 		if got := r.ranIn(&call{cmd: tt.cmd, input: tt.input}); got != tt.want {
 			t.Errorf("ranIn(%q, %s) in %s = %q, want %q", tt.cmd, tt.input, tt.cwd, got, tt.want)
 		}
+	}
+}
+
+// TestShellFolders: Claude Code's shell keeps its folder from one call to
+// the next, so a command without a cd runs where the last cd left it,
+// until the tool says it reset the folder; a sub-agent's shell is its own.
+func TestShellFolders(t *testing.T) {
+	facts := func(turns ...turn) []string {
+		var got []string
+		for _, it := range extract(t, turns) {
+			if it.Category == lore.CategoryFact {
+				got = append(got, it.Text)
+			}
+		}
+		return got
+	}
+	got := facts(bash("cd "+cwd+"/web && npm ci", "added 10 packages", false), bash("npm run build", "built", false))
+	if !slices.Contains(got, "`npm run build` in `web` builds the project.") {
+		t.Errorf("facts %q, want the build in web, where the cd before left the shell", got)
+	}
+	got = facts(bash("cd "+cwd+"/web && npm ci", "added 10 packages", false),
+		bash("ls /tmp", "Shell cwd was reset to "+cwd, false), bash("npm run build", "built", false))
+	if !slices.Contains(got, "`npm run build` builds the project.") {
+		t.Errorf("facts %q, want the build at the root once the shell was reset", got)
 	}
 }

@@ -77,6 +77,11 @@ type call struct {
 	erred  bool   // the agent marked the result failed, or its exit code did
 	failed bool   // an error of the environment or of the tool protocol
 	err    errsig.Error
+	// in is the folder (slashed, absolute) the agent's shell was in when
+	// the call began, where the shell keeps its folder from one call to
+	// the next (see shellFolders); "" for the session's folder.
+	in   string
+	side bool // a sub-agent's call
 	// writing and destroying cache writes(cmd) and destructive(cmd):
 	// 0 not yet known, 1 no, 2 yes.
 	writing, destroying uint8
@@ -104,6 +109,7 @@ func cached(flag *uint8, cmd string, f func(string) bool) bool {
 // Extract applies the rules to one session read with its messages.
 func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r := &ruleRun{s: s, calls: collectCalls(s), seen: map[string]bool{}}
+	r.shellFolders()
 	r.pitfalls()
 	r.quirks()
 	r.commandFacts()
@@ -123,7 +129,7 @@ func collectCalls(s *lore.Session) []*call {
 	var calls []*call
 	for _, m := range s.Messages {
 		for _, tc := range m.ToolCalls {
-			c := &call{pos: m.Index, name: tc.Name, input: tc.Input}
+			c := &call{pos: m.Index, name: tc.Name, input: tc.Input, side: m.Sidechain}
 			c.cmd = shellcmd.FromCall(tc.Name, tc.Input)
 			c.key = actionKey(c.cmd)
 			// Redacted as it came: items show it normalised (unquoted,
@@ -479,6 +485,9 @@ func (r *ruleRun) ranIn(c *call) string {
 	if json.Unmarshal([]byte(c.input), &in) == nil {
 		dir = slashed(firstNonEmpty(in.Workdir, in.Cwd, in.Dir, in.DirPath, in.Directory))
 	}
+	if dir == "" {
+		dir = c.in // where an earlier call's cd left the shell
+	}
 	for _, sc := range shellcmd.Split(c.cmd) {
 		if len(sc.Words) == 2 && sc.Words[0] == "cd" {
 			if d := slashed(sc.Words[1]); absolute(d) || dir == "" {
@@ -495,11 +504,66 @@ func (r *ruleRun) ranIn(c *call) string {
 	if !absolute(dir) {
 		dir = path.Join(cwd, dir)
 	}
-	rel := relativeTo(cwd, path.Clean(dir))
+	rel := inCheckout(relativeTo(cwd, path.Clean(dir)))
 	if rel == "" || absolute(rel) || strings.HasPrefix(rel, "..") || cwd == "" {
 		return ""
 	}
 	return rel
+}
+
+// inCheckout is a folder of the project as it is in any checkout: a
+// folder in a worktree kept in a hidden folder of the project
+// (.worktrees/fix-ci, .claude/worktrees/x) is that folder of the project.
+func inCheckout(rel string) string {
+	parts := strings.Split(rel, "/")
+	for i, p := range parts {
+		if p == "worktrees" || p == ".worktrees" {
+			if i+2 <= len(parts) && strings.HasPrefix(parts[0], ".") {
+				return strings.Join(parts[i+2:], "/")
+			}
+		}
+	}
+	return rel
+}
+
+// shellFolders notes, for each shell call of an agent whose shell keeps
+// its folder between calls (Claude Code's Bash tool), the folder an
+// earlier call's cd left it in: `cd web && npm ci`, then `npm run build`,
+// builds in web. The folder goes back to the session's when the tool says
+// it reset it ("Shell cwd was reset to …"). A sub-agent's calls neither
+// follow nor move the session's shell.
+func (r *ruleRun) shellFolders() {
+	if r.s.Agent != lore.AgentClaudeCode {
+		return
+	}
+	cwd := slashed(r.s.Cwd)
+	cur := ""
+	for _, c := range r.calls {
+		if c.cmd == "" || c.side {
+			continue
+		}
+		c.in = cur
+		if strings.Contains(c.output, "Shell cwd was reset to") {
+			cur = ""
+			continue
+		}
+		if dir := r.ranIn(c); dir != "" {
+			cur = path.Join(cwd, dir)
+		} else if movedHome(c.cmd) {
+			cur = ""
+		}
+	}
+}
+
+// movedHome reports whether a command's chain went back to the session's
+// folder or outside the project, by a cd ranIn cannot show.
+func movedHome(cmd string) bool {
+	for _, sc := range shellcmd.Split(cmd) {
+		if len(sc.Words) >= 1 && sc.Words[0] == "cd" {
+			return true
+		}
+	}
+	return false
 }
 
 // slashed is a path with a Windows path's backslashes as slashes: one
