@@ -321,12 +321,4 @@ var causeWords = []string{"cause", "problem", "issue", "reason", "turns out", "d
 
 // mayStateCause reports whether text holds one of causeWords: the
 // sentences of most texts need no closer look.
-func mayStateCause(text string) bool {
-	l := strings.ToLower(text)
-	for _, w := range causeWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
+func mayStateCause(text string) bool { return holdsAny(strings.ToLower(text), causeWords) }

@@ -28,15 +28,7 @@ var usageWords = []string{
 
 // usageError reports whether an error line only says a command was
 // called with a flag or argument it does not take.
-func usageError(line string) bool {
-	l := strings.ToLower(line)
-	for _, w := range usageWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
+func usageError(line string) bool { return holdsAny(strings.ToLower(line), usageWords) }
 
 // firstCommands are the commands anyone runs first in a project of their
 // kind, by program and subcommand, taking at most the whole project as

@@ -2,7 +2,6 @@ package harvest
 
 import (
 	"maps"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -54,11 +53,7 @@ func TestSelfEvidentKept(t *testing.T) {
 		toolCall("Glob", map[string]any{"pattern": "lib/**/*.dart"},
 			"Ripgrep search timed out after 60 seconds. Try searching a more specific path or pattern.", true),
 	}
-	dir := t.TempDir()
-	writeClaude(t, dir, "s-1", cwd, turns)
-	writeClaude(t, dir, "s-2", cwd, turns)
-	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
-	harvestDir(t, st, dir)
+	items := harvestSessions(t, turns, "s-1", "s-2")
 	want := map[string]bool{
 		"`bd dolt status --short` fails with `Error: unknown flag: --short`; `bd dolt status` works.":               true,
 		"The Edit tool of claude-code fails with `File has not been read yet. Read it first before writing to it`.": true,
@@ -67,7 +62,7 @@ func TestSelfEvidentKept(t *testing.T) {
 		"`npm run lint` in `web` checks the code.": false,
 	}
 	got := map[string]lore.Item{}
-	for _, it := range itemsOf(t, st) {
+	for _, it := range items {
 		got[it.Text] = it
 	}
 	for text, evident := range want {
@@ -93,13 +88,8 @@ func TestShellQuirks(t *testing.T) {
 		bash("grep -rn MaxWALSize pkg/ --include=*.go", "(eval):1: no matches found: --include=*.go", false),
 		bash("cat notes.txt", "no matches found: this line is the file's", false),
 	}
-	dir := t.TempDir()
-	writeClaude(t, dir, "s-1", cwd, turns)
-	writeClaude(t, dir, "s-2", cwd, turns)
-	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
-	harvestDir(t, st, dir)
 	var quirks []lore.Item
-	for _, it := range itemsOf(t, st) {
+	for _, it := range harvestSessions(t, turns, "s-1", "s-2") {
 		if it.Category == lore.CategoryToolQuirk {
 			quirks = append(quirks, it)
 		}

@@ -2,7 +2,6 @@ package harvest
 
 import (
 	"maps"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -42,13 +41,8 @@ func TestPartCommands(t *testing.T) {
 		bash("go test ./internal/repository/... -count=1", "ok", false),
 		bash("npm test -- tests/unit/features/tasks/tasks.test.ts", "Tests: 1 failed", true),
 	}
-	dir := t.TempDir()
-	writeClaude(t, dir, "s-1", cwd, turns)
-	writeClaude(t, dir, "s-2", cwd, turns)
-	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
-	harvestDir(t, st, dir)
 	got := map[string]lore.Item{}
-	for _, it := range itemsOf(t, st) {
+	for _, it := range harvestSessions(t, turns, "s-1", "s-2") {
 		if slices.Contains(it.Tags, tagPart) {
 			got[it.Text] = it
 		}

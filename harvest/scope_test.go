@@ -139,3 +139,16 @@ func TestScopeRule(t *testing.T) {
 		t.Errorf("a session with no repository: %+v", it)
 	}
 }
+
+// harvestSessions writes turns as one Claude Code session of cwd for each
+// id, harvests them into a new store, and returns every item stored.
+func harvestSessions(t *testing.T, turns []turn, ids ...string) []lore.Item {
+	t.Helper()
+	dir := t.TempDir()
+	for _, id := range ids {
+		writeClaude(t, dir, id, cwd, turns)
+	}
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	harvestDir(t, st, dir)
+	return itemsOf(t, st)
+}
