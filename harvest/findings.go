@@ -53,24 +53,34 @@ const (
 	findingProse = 6
 )
 
+// The words that weigh a sentence, in lower case, a run of words joined
+// by "_" (see set); a sentence's words are read once (proseWords) and
+// looked up, which costs a fraction of matching expressions of them.
 var (
-	// findingMark is what a sentence stating how things are holds.
-	findingMark = lazyRegexp(`(?i)\b(?:because|root cause|the (?:real |actual )?(?:issue|problem|bug|cause|reason) (?:is|was)|` +
-		`turns out|never|only|must|requires?|instead of|by default|defaults? to|is defined in|lives in|comes from|` +
-		`(?:is|are) generated|so that|which means|means that|cannot|can['’]t|doesn['’]t|does not|isn['’]t|is not|` +
-		`aren['’]t|are not|won['’]t|will not|didn['’]t|did not|wasn['’]t|was not|always|expects?|supposed to|` +
-		`mismatch|conflicts?|collides?|breaks?|fails? (?:when|if|because|with)|is responsible|(?:is|are) (?:handled|called|stored|used|set)|` +
-		`handles|reads|writes|not|rather than|unless|regardless|needs? to|required)\b`)
-	// findingHedge is a guess, a plan, or words to the user.
-	findingHedge = lazyRegexp(`(?i)\b(?:i think|maybe|perhaps|probably|possibly|likely|might|not sure|seems?|appears? to|` +
-		`(?:could|would|should) (?:be|have)|may|technically|let me|let['’]s|do you|if you|want me|todo)\b`)
-	// findingFirst is the agent or its team speaking of what it does.
-	findingFirst = lazyRegexp(`(?i)(?:^|[^\w'’/])(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|me|my|we|we['’]re|we['’]ve|we['’]ll|our|us)(?:[^\w'’/]|$)`)
-	// findingState is one moment's state of the work or the checkout.
-	findingState = lazyRegexp(`(?i)\b(?:yet|this run|this session|twice|temporary|for now|at the moment|right now|so far|` +
-		`in progress|succeeded|staged|ahead|behind|untracked|working[- ]tree|worktree|local-only|origin/\w+|lines? ~?\d+|` +
-		`remaining|missing|merged|published|` +
-		`timed out|ssh|unreachable|connectivity|offline|rate[- ]limit(?:ed)?)\b`)
+	// strongMarks state a cause, a rule or a default.
+	strongMarks = set(`because root_cause never only must require requires instead_of by_default default_to
+		defaults_to so_that which_means means_that cannot can't regardless unless turns_out`)
+	// findingMarks are what a sentence stating how things are holds: the
+	// strong marks, and these.
+	findingMarks = set(`issue_is issue_was problem_is problem_was bug_is bug_was cause_is cause_was reason_is
+		reason_was is_defined_in lives_in comes_from is_generated are_generated doesn't does_not isn't is_not aren't
+		are_not won't will_not didn't did_not wasn't was_not always expect expects supposed_to mismatch conflict
+		conflicts collide collides break breaks fail_when fails_when fail_if fails_if fails_because fail_with
+		fails_with is_responsible is_handled are_handled is_called are_called is_stored are_stored is_used are_used
+		is_set are_set handles reads writes not rather_than need_to needs_to required`)
+	// hedgeWords are a guess, a plan, or words to the user.
+	hedgeWords = set(`i_think maybe perhaps probably possibly likely might not_sure seem seems appear_to appears_to
+		could_be could_have would_be would_have should_be should_have may technically let_me let's do_you if_you
+		want_me todo`)
+	// firstWords are the agent or its team speaking of what it does.
+	firstWords = set(`i i'm i've i'd i'll me my we we're we've we'll our us`)
+	// stateWords are one moment's state of the work or the checkout.
+	stateWords = set(`yet this_run this_session twice temporary for_now at_the_moment right_now so_far in_progress
+		succeeded staged ahead behind untracked working_tree worktree local_only remaining missing merged published
+		timed_out ssh unreachable connectivity offline rate_limit rate_limited`)
+)
+
+var (
 	// findingDiff starts a change log line: the commit holds it.
 	findingDiff = lazyRegexp(`(?i)^(?:added|removed|replaced|wired|moved|refactored|changed|updated|fixed|extracted|` +
 		`introduced|renamed|deleted|created|implemented|switched|converted|dropped|kept|used|made|reverted|bumped|` +
@@ -81,14 +91,83 @@ var (
 	// Create …, Keep …): advice only when it says why (because).
 	findingOrder = lazyRegexp(`^(?:add|create|use|keep|make|run|remove|derive|ensure|check|move|call|wire|pass|return|` +
 		`update|change|install|delete|drop|put|write|let|go|start|stop|try|avoid|prefer|consider|do|don['’]t)\b`)
-	// findingLead is a sentence's first words that only lead into what
-	// follows: a conjunction (But, So, And, Also), or a short lead-in
-	// before a colon (I found the key path in X:, One nuance:); see
-	// findingLeadIn.
+	// findingConj is a conjunction that joins a sentence to the one
+	// before it (But, So, And, Also); see trimLead.
 	findingConj = lazyRegexp(`(?i)^(?:but|so|and|also)\b,?\s*`)
-	// proseWord is a word of two letters or more.
-	proseWord = lazyRegexp(`[A-Za-z]{2,}`)
 )
+
+// proseWords are the words of a sentence outside its code spans, in lower
+// case, with typographic apostrophes as plain ones: letters, digits,
+// apostrophes and slashes (i/o, origin/main are one word each).
+func proseWords(s string) []string {
+	var words []string
+	code := false
+	start := -1
+	flush := func(i int) {
+		if start >= 0 {
+			words = append(words, strings.ReplaceAll(strings.ToLower(s[start:i]), "’", "'"))
+			start = -1
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '`':
+			flush(i)
+			code = !code
+		case code:
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '/':
+			if start < 0 {
+				start = i
+			}
+		default:
+			flush(i)
+		}
+	}
+	flush(len(s))
+	return words
+}
+
+// lookup counts the words, and the runs of two or three words, of words
+// that are in the set in, and how many of those are in strong (which
+// counts as in too; may be nil).
+func lookup(words []string, in, strong map[string]bool) (n, strongN int) {
+	for i := range words {
+		run := words[i]
+		for k := i; k < len(words) && k < i+3; k++ {
+			if k > i {
+				run += " " + words[k]
+			}
+			if in[run] || strong[run] {
+				n++
+				if strong[run] {
+					strongN++
+				}
+			}
+		}
+	}
+	return n, strongN
+}
+
+// holds reports whether words hold a word or a run of the set in.
+func holds(words []string, in map[string]bool) bool {
+	n, _ := lookup(words, in, nil)
+	return n > 0
+}
+
+// oneMoment reports whether words name one moment's state: stateWords,
+// a line number (line 42, lines ~40), a remote's branch (origin/main).
+func oneMoment(words []string) bool {
+	if holds(words, stateWords) {
+		return true
+	}
+	for i, w := range words {
+		if strings.HasPrefix(w, "origin/") ||
+			(w == "line" || w == "lines") && i+1 < len(words) && unicode.IsDigit(rune(words[i+1][0])) {
+			return true
+		}
+	}
+	return false
+}
 
 // finding is one sentence kept, with where it was said and its weight.
 type finding struct {
@@ -144,45 +223,39 @@ func (r *ruleRun) findings() {
 	}
 }
 
-// findingIn weighs a sentence as a finding: its marks and code spans; ok
-// is false when it is none.
+// findingIn weighs a sentence as a finding: its marks (a strong one
+// twice) and code spans; ok is false when it is none.
 func findingIn(s string) (score float64, ok bool) {
 	if len(s) < minFinding || len(s) > maxFinding || !strings.Contains(s, "`") || strings.Count(s, "`")%2 != 0 ||
-		strings.ContainsRune(s, '?') || strings.HasSuffix(s, ":") || lore.OneOff(s) {
+		strings.ContainsRune(s, '?') || strings.HasSuffix(s, ":") {
 		return 0, false
 	}
 	if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) {
 		return 0, false // the rest of a sentence cut before, or a list's note
 	}
-	spans := strings.Count(s, "`") / 2
-	prose := codeSpans().ReplaceAllString(s, " ")
-	if len(proseWord().FindAllString(prose, findingProse)) < findingProse {
+	words := proseWords(s)
+	prose := 0
+	for _, w := range words {
+		if len(w) >= 2 && unicode.IsLetter(rune(w[0])) {
+			prose++
+		}
+	}
+	if prose < findingProse {
 		return 0, false
 	}
-	marks := len(findingMark().FindAllString(prose, -1))
-	if marks == 0 || findingHedge().MatchString(prose) || findingFirst().MatchString(prose) ||
-		findingState().MatchString(prose) {
+	marks, strong := lookup(words, findingMarks, strongMarks)
+	if marks == 0 || holds(words, hedgeWords) || holds(words, firstWords) || oneMoment(words) || lore.OneOff(s) {
 		return 0, false
 	}
 	// A sentence that starts with a code span starts with a name, not
 	// with a verb of a change log or an order.
 	if start := strings.TrimLeft(s, " *_-"); !strings.HasPrefix(start, "`") && (findingDiff().MatchString(start) ||
-		findingOrder().MatchString(strings.ToLower(start)) && !strings.Contains(strings.ToLower(prose), "because")) {
+		findingOrder().MatchString(strings.ToLower(start)) && !slices.Contains(words, "because")) {
 		return 0, false
 	}
-	for _, m := range findingMark().FindAllString(prose, -1) {
-		if strongMarks[strings.ToLower(m)] {
-			score++ // a cause, a rule or a default weighs more than a plain negation
-		}
-	}
-	return score + float64(marks) + 0.5*float64(spans), true
+	spans := strings.Count(s, "`") / 2
+	return float64(marks+strong) + 0.5*float64(spans), true
 }
-
-// strongMarks are the marks that state a cause, a rule or a default.
-var strongMarks = set(`because root_cause never only must require requires instead_of by_default default_to defaults_to
-	so_that which_means means_that cannot can't can’t regardless unless turns_out`)
-
-var codeSpans = lazyRegexp("`[^`]*`")
 
 // trimLead takes away a sentence's words that only lead into it: a
 // conjunction that joins it to the one before (But, So), or a lead-in of
@@ -194,7 +267,8 @@ func trimLead(s string) string {
 		s = upperFirst(s[loc[1]:])
 	}
 	lead, rest, ok := strings.Cut(s, ": ")
-	if !ok || strings.Contains(lead, "`") || len(strings.Fields(lead)) > 8 || findingMark().MatchString(lead) {
+	if !ok || strings.Contains(lead, "`") || len(strings.Fields(lead)) > 8 || holds(proseWords(lead), findingMarks) ||
+		holds(proseWords(lead), strongMarks) {
 		return s
 	}
 	return upperFirst(strings.TrimSpace(rest))
