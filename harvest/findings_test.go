@@ -3,6 +3,7 @@ package harvest
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lorehq/lore"
@@ -90,4 +91,33 @@ func TestFindingsKept(t *testing.T) {
 		it.SourceCount != 1 || it.Evidence[0].Session != "claude-code:s-1" {
 		t.Errorf("the finding: %+v", it)
 	}
+}
+
+// FuzzFindings: whatever the agent writes, the findings of a message are
+// its own sentences as they stand (or with only a lead-in and emphasis cut away), at
+// most as many as a session keeps.
+func FuzzFindings(f *testing.F) {
+	for _, s := range []string{"The root cause is clear: `RotateFiles` uses a non-blocking send on channels.",
+		"But `max` defaults to 0, so it never fires.\n\n- `x` is not `y` because the `z` reads only line 4.",
+		"```go\nfunc f() {}\n```\n`a` never `b`", "I/O `x` is not ’ `y` only", "`", "Short answer: `a` b c d e f g never."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s := &lore.Session{ID: "s", Repo: "acme/api", Messages: []lore.Message{{Index: 0, Role: lore.RoleAssistant, Text: text}}}
+		r := &ruleRun{s: s, seen: map[string]bool{}}
+		r.findings()
+		if len(r.items) > maxFindings {
+			t.Fatalf("%d findings of one message", len(r.items))
+		}
+		for _, it := range r.items {
+			body := strings.TrimSuffix(it.Text, ".")
+			if len(body) > 1 {
+				body = body[1:] // a lead-in cut away raises the first letter
+			}
+			plain := strings.ReplaceAll(text, "**", "") // emphasis is taken away
+			if !strings.Contains(collapse(plain), collapse(body)) {
+				t.Errorf("finding %q is not the agent's words %q", it.Text, text)
+			}
+		}
+	})
 }

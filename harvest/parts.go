@@ -101,9 +101,13 @@ const tagPart = "part"
 // command named no folder, package or file kind, only tests.
 func generalPart(cmd string) string {
 	words := strings.Fields(cmd)
-	var out []string
+	prog := slices.IndexFunc(words, func(w string) bool { return !strings.Contains(w, "=") })
+	if prog < 0 {
+		return ""
+	}
+	out := slices.Clone(words[:prog+1]) // the program, and the settings before it, as they are
 	named, paths := false, 0
-	for i := 0; i < len(words); i++ {
+	for i := prog + 1; i < len(words); i++ {
 		w := words[i]
 		flag, _, glued := strings.Cut(w, "=")
 		switch {

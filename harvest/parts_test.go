@@ -3,6 +3,7 @@ package harvest
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lorehq/lore"
@@ -58,4 +59,28 @@ func TestPartCommands(t *testing.T) {
 	if len(got) != 2 {
 		t.Errorf("want two ways of running a part, got %v", slices.Collect(maps.Keys(got)))
 	}
+}
+
+// FuzzGeneralPart: a part's command keeps the command's program, and only
+// the command's words or the placeholders.
+func FuzzGeneralPart(f *testing.F) {
+	for _, s := range []string{"npm test -- tests/unit/a.test.ts", "go test ./x/... -run ^T$ -v", "pytest a/test_b.py::test_c -k x",
+		"-run", "a::", "x -count"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		got := generalPart(cmd)
+		if got == "" {
+			return
+		}
+		words := strings.Fields(cmd)
+		for _, w := range strings.Fields(got) {
+			if !slices.Contains(words, w) && !strings.Contains(w, "<test>") && !strings.Contains(w, "<file>") {
+				t.Errorf("generalPart(%q) = %q: %q is none of the command's words", cmd, got, w)
+			}
+		}
+		if prog := slices.IndexFunc(words, func(w string) bool { return !strings.Contains(w, "=") }); strings.Fields(got)[prog] != words[prog] {
+			t.Errorf("generalPart(%q) = %q: the program changed", cmd, got)
+		}
+	})
 }
