@@ -23,8 +23,8 @@ import (
 //     `.entire/settings.json`) and says enough around it (six words or
 //     more outside code spans);
 //   - states how things are: a cause, a constraint, a default, where
-//     something comes from (findingMark: because, never, only, must,
-//     instead of, by default, does not …);
+//     something comes from (strongMarks, findingMarks: because, never,
+//     only, must, instead of, by default, does not …);
 //   - is not the agent's own doing or plan (I, we, let me), a guess or
 //     advice (might, likely, should), a question, one moment's state
 //     (yet, this run, the working tree, a network that timed out, a
@@ -35,10 +35,10 @@ import (
 // The session's last words count for more: agents sum up what they found
 // there. A session keeps up to minFindings, and one more for each
 // findingsPer messages of its agent's, up to maxFindings: those with the
-// most marks first. A finding is the agent's conclusion, which the session did
-// not prove: a candidate (confLikely), in the session's repository, tagged
-// TagFinding. Boot does not hand candidates out; search finds them
-// (include_candidates), and a person may make one active.
+// most marks first. A finding is the agent's conclusion, which the
+// session did not prove: a candidate (confLikely), in the session's
+// repository, tagged TagFinding. Boot does not hand candidates out; search
+// finds them (include_candidates), and a person may make one active.
 
 // TagFinding marks a sentence the agent concluded about the project.
 const TagFinding = "finding"
