@@ -196,7 +196,8 @@ func causeIn(text string) string {
 }
 
 // agentSentences splits an agent's text into sentences, outside code spans;
-// markdown emphasis and list marks are taken away, code blocks skipped.
+// markdown emphasis, list and quote marks are taken away, code blocks
+// skipped.
 func agentSentences(text string) []string {
 	var out []string
 	inBlock := false
@@ -228,7 +229,7 @@ func agentSentences(text string) []string {
 	return out
 }
 
-var listMark = lazyRegexp(`^(?:[-*+] |\d+[.)] )+`)
+var listMark = lazyRegexp(`^(?:[-*+>] |\d+[.)] )+`)
 
 // abbreviation reports whether text ends in an abbreviation whose dot
 // ends no sentence (e.g., i.e., etc., vs.).

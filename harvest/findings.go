@@ -230,8 +230,8 @@ func findingIn(s string) (score float64, ok bool) {
 		strings.ContainsRune(s, '?') || strings.HasSuffix(s, ":") {
 		return 0, false
 	}
-	if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) || r == '>' {
-		return 0, false // the rest of a sentence cut before, a list's note, or a quote of another's words
+	if r, _ := utf8.DecodeRuneInString(s); unicode.IsLower(r) {
+		return 0, false // the rest of a sentence cut before, or a list's note
 	}
 	words := proseWords(s)
 	prose := 0

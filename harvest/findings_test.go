@@ -35,8 +35,7 @@ func TestFindingIn(t *testing.T) {
 		{"This never happens because `Init` returns before `ReceiveNats` starts its workers.", false},  // leans on the one before
 		{"The fix landed in commit `3f9a2c1d` and never touched the `Init` path at all again.", false}, // a commit
 		{"`x` is not it.", false}, // too short
-		{"completely ripped out the mock `localStorage` setup, which never persisted across reloads.", false},        // a fragment
-		{"> WAL files not reset on shutdown: the helper `RotateAfterShutdown` was defined but never called.", false}, // a quote
+		{"completely ripped out the mock `localStorage` setup, which never persisted across reloads.", false}, // a fragment
 	} {
 		s := trimLead(tt.s)
 		if _, got := findingIn(s); got != tt.want {
@@ -46,6 +45,10 @@ func TestFindingIn(t *testing.T) {
 }
 
 func TestTrimLead(t *testing.T) {
+	if got := agentSentences("> WAL files grow: `RotateAfterShutdown` is never called."); len(got) != 1 ||
+		got[0] != "WAL files grow: `RotateAfterShutdown` is never called." {
+		t.Errorf("a quoted line's sentences: %q, want it without its mark", got)
+	}
 	for in, want := range map[string]string{
 		"But `max-wal-size` defaults to 0, so it never fires.":       "`max-wal-size` defaults to 0, so it never fires.",
 		"One nuance worth calling out: `x` is not a grader trigger.": "`x` is not a grader trigger.",
