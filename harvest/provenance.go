@@ -248,15 +248,19 @@ func fragments(text string) []fragment {
 			out = append(out, f)
 		}
 	}
-	if lore.Order(text) {
+	// An address needs "://", a setting "=": most texts hold neither,
+	// and skip the expression.
+	if strings.Contains(text, "://") && lore.Order(text) {
 		for _, u := range urlPattern().FindAllString(text, -1) {
 			u = strings.TrimRight(u, ".,;:!?")
 			add(fragment{words: []string{u}, min: 1, progs: []int{0}})
 		}
 	}
-	for _, m := range settingPattern().FindAllStringSubmatch(text, -1) {
-		v := strings.TrimRight(m[1], ".,;:!?")
-		add(fragment{words: []string{v}, min: 1, progs: []int{0}})
+	if strings.Contains(text, "=") {
+		for _, m := range settingPattern().FindAllStringSubmatch(text, -1) {
+			v := strings.TrimRight(m[1], ".,;:!?")
+			add(fragment{words: []string{v}, min: 1, progs: []int{0}})
+		}
 	}
 	for _, m := range quotedPattern().FindAllStringSubmatchIndex(text, -1) {
 		span := strings.TrimSuffix(text[max(m[2], m[4], m[6]):max(m[3], m[5], m[7])], "…")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 
@@ -551,13 +552,19 @@ const readWindow = 30
 // lines of search i (path:line:text), or in a file a later call read; ""
 // when it saw none.
 func (r *ruleRun) definedIn(i int, sym string) string {
-	def := definitionPattern(sym)
+	var def *regexp.Regexp // compiled when a line names sym: most outputs name it nowhere
+	defines := func(text string) bool {
+		if def == nil {
+			def = definitionPattern(sym)
+		}
+		return def.MatchString(text)
+	}
 	for _, line := range strings.Split(r.calls[i].output, "\n") {
 		// A line that does not name sym defines nothing of it.
 		if !strings.Contains(line, sym) {
 			continue
 		}
-		if p, text, ok := grepLine(line); ok && def.MatchString(text) {
+		if p, text, ok := grepLine(line); ok && defines(text) {
 			return p
 		}
 	}
@@ -570,7 +577,7 @@ func (r *ruleRun) definedIn(i int, sym string) string {
 			continue
 		}
 		for _, line := range strings.Split(c.output, "\n") {
-			if strings.Contains(line, sym) && def.MatchString(stripLineNumber(line)) {
+			if strings.Contains(line, sym) && defines(stripLineNumber(line)) {
 				return p
 			}
 		}
@@ -661,6 +668,9 @@ func (r *ruleRun) specific(text string) bool {
 		case w == "./..." || w == "." || w == "..":
 		case strings.Contains(w, "://"), strings.Contains(w, "/"):
 			return true
+		case !strings.ContainsAny(w, ".:@"):
+			// A file, a host or an address has a dot, a colon or an @:
+			// most words have none, and skip the expressions.
 		case fileName().MatchString(w), hostName().MatchString(w), ipAddress(w), userAtHost(w):
 			return true
 		}
