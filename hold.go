@@ -21,11 +21,22 @@ import (
 // always push with --force to main"). Harvest also holds every order that
 // came from tool output (see Order).
 func Hold(text string) bool {
-	if Unsafe(text) {
-		return true
-	}
 	t := guard.Read(text)
-	return order(t) && (!grounded(t) || readings(t, risky))
+	return unsafe(t) || order(t) && heldOrder(t)
+}
+
+// heldOrder reports whether an order is to be held: it names nothing of a
+// project or a tool, or asks for something harmful.
+func heldOrder(t *guard.Text) bool { return !grounded(t) || readings(t, risky) }
+
+// Screen is Instruction, Hold and Order of text, which read it once
+// between them instead of a time each: harvest asks all three of every
+// item it finds.
+func Screen(text string) (instruction, hold, order bool) {
+	t := guard.Read(text)
+	_, instruction = t.First(instructionRules)
+	order = readings(t, directive)
+	return instruction, unsafe(t) || order && heldOrder(t), order
 }
 
 // Order reports whether text orders its reader: it speaks to "you", says

@@ -100,8 +100,10 @@ func isWordByte(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= '
 // Unsafe reports whether text hands out one of those settings, not
 // warning against it. Such a text is never handed to a session as advice,
 // whoever wrote it: harvest holds it back, and boot leaves it out.
-func Unsafe(text string) bool {
-	t := guard.Read(text)
+func Unsafe(text string) bool { return unsafe(guard.Read(text)) }
+
+// unsafe is Unsafe on a text read.
+func unsafe(t *guard.Text) bool {
 	for _, r := range unsafeRules {
 		if !t.Has(r.Triggers) {
 			continue

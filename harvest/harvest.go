@@ -625,8 +625,7 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item, from *origins) (c 
 		// An order is judged by where its words came from, not only by
 		// the message it cites: a model may cite the agent's message
 		// that repeated a web page.
-		tool := fromTool(s, it) || lore.Order(it.Text) && from.echoes(it.Text)
-		refuse, held := screen(it.Text, tool)
+		refuse, held := screen(it.Text, func() bool { return fromTool(s, it) || from.echoes(it.Text) })
 		if refuse {
 			c.refused++
 			continue
