@@ -282,7 +282,7 @@ func searchedSymbol(c *call) string {
 		}
 		p = firstNonEmpty(in.Pattern, in.Regex, in.Query)
 	default:
-		words := mainWords(c.cmd)
+		words := c.mainWords()
 		if len(words) < 2 {
 			return ""
 		}
@@ -430,7 +430,7 @@ func searchedName(c *call) string {
 		}
 		return firstNonEmpty(in.Pattern, in.Query)
 	}
-	words := mainWords(c.cmd)
+	words := c.mainWords()
 	if len(words) < 2 {
 		return ""
 	}

@@ -78,9 +78,14 @@ type call struct {
 	erred  bool   // the agent marked the result failed, or its exit code did
 	failed bool   // an error of the environment or of the tool protocol
 	err    errsig.Error
-	// writing and destroying cache writes(cmd) and destructive(cmd):
-	// 0 not yet known, 1 no, 2 yes.
-	writing, destroying uint8
+	// writing, destroying, single and versioning cache writes(cmd),
+	// destructive(cmd), simple(cmd) and versionCommand(cmd): 0 not yet
+	// known, 1 no, 2 yes. norm and words cache normCommand(cmd) and
+	// mainWords(cmd) once they are not empty. Each rule asks them of the
+	// calls again, and each answer splits the command anew.
+	writing, destroying, single, versioning uint8
+	norm                                    string
+	words                                   []string
 }
 
 func (c *call) ok() bool { return c.done && !c.erred }
@@ -91,6 +96,28 @@ func (c *call) writes() bool { return cached(&c.writing, c.cmd, writes) }
 
 // destructive is destructive(c.cmd), worked out once.
 func (c *call) destructive() bool { return cached(&c.destroying, c.cmd, destructive) }
+
+// simple is simple(c.cmd), worked out once.
+func (c *call) simple() bool { return cached(&c.single, c.cmd, simple) }
+
+// versionCommand is versionCommand(c.cmd), worked out once.
+func (c *call) versionCommand() bool { return cached(&c.versioning, c.cmd, versionCommand) }
+
+// mainWords is mainWords(c.cmd), worked out once.
+func (c *call) mainWords() []string {
+	if c.words == nil {
+		c.words = mainWords(c.cmd)
+	}
+	return c.words
+}
+
+// normCommand is normCommand(c.cmd), worked out once.
+func (c *call) normCommand() string {
+	if c.norm == "" {
+		c.norm = normCommand(c.cmd)
+	}
+	return c.norm
+}
 
 func cached(flag *uint8, cmd string, f func(string) bool) bool {
 	if *flag == 0 {
@@ -195,7 +222,7 @@ func (r *ruleRun) pitfalls() {
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.key == "" || n >= perRule ||
 			exploring(f.key) || f.err.Class == errsig.ClassSandbox || cascade(f.err.Line) || f.destructive() ||
-			!simple(f.cmd) || sourcePosition().MatchString(f.err.Line) {
+			!f.simple() || sourcePosition().MatchString(f.err.Line) {
 			continue // a chain's failure is not its last command's; an error at a line of code is the code's
 		}
 		j := r.nextSuccess(i, f.key)
@@ -203,11 +230,11 @@ func (r *ruleRun) pitfalls() {
 			continue
 		}
 		s := r.calls[j]
-		if !simple(s.cmd) || subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || s.destructive() || s.writes() ||
+		if !s.simple() || subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || s.destructive() || s.writes() ||
 			r.writtenBetween(i, j) {
 			continue
 		}
-		failed, worked := quoteCode(clip(normCommand(f.cmd), maxCommand)), quoteCode(clip(normCommand(s.cmd), maxCommand))
+		failed, worked := quoteCode(clip(f.normCommand(), maxCommand)), quoteCode(clip(s.normCommand(), maxCommand))
 		if gf, gw, ok := generalPitfall(f.cmd, s.cmd, f.err.Line); ok {
 			failed, worked = quoteCode(clip(gf, maxCommand)), quoteCode(clip(gw, maxCommand)) // see generalCommand
 		} else if sameCall(f.input, s.input) {
@@ -223,13 +250,13 @@ func (r *ruleRun) pitfalls() {
 			if destructive(fix.cmd) {
 				continue
 			}
-			text = fmt.Sprintf("%s fails with %s until %s is run.", failed, errText, quoteCode(clip(normCommand(fix.cmd), maxCommand)))
+			text = fmt.Sprintf("%s fails with %s until %s is run.", failed, errText, quoteCode(clip(fix.normCommand(), maxCommand)))
 			conf, verified = confLikely, false
 		case same && verified:
 			// The same call, parameters and all: nothing but time changed.
 			text = fmt.Sprintf("%s can fail with %s and pass when run again unchanged (flaky).", failed, errText)
 			conf, verified = confLikely, false
-		case same, normCommand(s.cmd) == normCommand(f.cmd):
+		case same, s.normCommand() == f.normCommand():
 			continue // the code was the fix, or what changed (quoting, a pipe, a parameter) the item cannot show
 		default:
 			if dryRun(s.cmd) || buildOrTest(f.key) && (selective(s.cmd) || selective(f.cmd)) {
@@ -376,11 +403,11 @@ func (r *ruleRun) commandFacts() {
 	var order []string
 	for _, c := range r.calls {
 		verb := purpose(c.cmd, c.key) // runners.go
-		if !c.ok() || verb == "" || selective(c.cmd) || dryRun(c.cmd) || versionCommand(c.cmd) ||
-			helpOnly(c.cmd) || !simple(c.cmd) {
+		if !c.ok() || verb == "" || selective(c.cmd) || dryRun(c.cmd) || c.versionCommand() ||
+			helpOnly(c.cmd) || !c.simple() {
 			continue
 		}
-		norm := normCommand(c.cmd)
+		norm := c.normCommand()
 		if dir := r.ranIn(c); dir != "" {
 			norm += "` in `" + dir // shown as: `npm run build` in `web/frontend`
 		}
@@ -397,9 +424,9 @@ func (r *ruleRun) commandFacts() {
 	}
 	for _, verb := range order {
 		c := best[verb].c
-		text := fmt.Sprintf("%s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), verb)
+		text := fmt.Sprintf("%s %s.", quoteCode(clip(c.normCommand(), maxCommand)), verb)
 		if dir := r.ranIn(c); dir != "" {
-			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), quoteCode(dir), verb)
+			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(c.normCommand(), maxCommand)), quoteCode(dir), verb)
 		}
 		r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown,
 			Tags: []string{program(c.key)}}, c.pos)
@@ -599,7 +626,7 @@ var versionPattern = lazyRegexp(`\b(?:go|v|version\s+)?(\d+\.\d+(?:\.\d+)?(?:[-+
 func (r *ruleRun) versions() {
 	n := 0
 	for _, c := range r.calls {
-		if !c.ok() || n >= perRule || !versionCommand(c.cmd) {
+		if !c.ok() || n >= perRule || !c.versionCommand() {
 			continue
 		}
 		line := firstLine(c.output)
@@ -637,8 +664,8 @@ func (r *ruleRun) patterns() {
 			if !p.ok() || !setupCommand(p.key) || addsDependency(p.cmd) || !sameEcosystem(p.key, c.key) {
 				continue
 			}
-			text := fmt.Sprintf("Run %s before %s.", quoteCode(clip(normCommand(p.cmd), maxCommand)),
-				quoteCode(clip(normCommand(c.cmd), maxCommand)))
+			text := fmt.Sprintf("Run %s before %s.", quoteCode(clip(p.normCommand(), maxCommand)),
+				quoteCode(clip(c.normCommand(), maxCommand)))
 			if r.add(lore.Item{Text: text, Category: lore.CategoryPattern, Repo: r.s.Repo, Confidence: confLikely}, c.pos) {
 				n++
 			}
