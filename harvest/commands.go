@@ -254,8 +254,16 @@ var versionCommandPattern = lazyRegexp(`^\S+( version| --version| -v| -V| -versi
 
 // versionCommand reports whether a command only prints a version.
 func versionCommand(cmd string) bool {
+	// The query's last word, as written, holds "version", -v or -V, or a
+	// quote that normCommand takes out: most commands hold none, and are
+	// not split.
+	if !holdsAny(cmd, versionWords) {
+		return false
+	}
 	return versionCommandPattern().MatchString(normCommand(cmd))
 }
+
+var versionWords = []string{"version", "-v", "-V", `"`, "'"}
 
 // editTool reports whether a tool changes files.
 func editTool(name string) bool {
@@ -525,12 +533,11 @@ func sameCall(a, b string) bool {
 var plainWord = lazyRegexp(`^[a-z][a-z0-9-]*$`)
 
 // subcommand is the word after the program of the command that matters
-// in cmd, when it reads as a subcommand (bd unlink, workmux send), or "".
-// A fix must be the same program and subcommand as the failure: another
-// subcommand that works (bd dep remove for bd unlink) is a different
-// thing done.
-func subcommand(cmd string) string {
-	words := mainWords(cmd)
+// (its mainWords), when it reads as a subcommand (bd unlink, workmux
+// send), or "". A fix must be the same program and subcommand as the
+// failure: another subcommand that works (bd dep remove for bd unlink) is
+// a different thing done.
+func subcommand(words []string) string {
 	if launched, ok := shellcmd.Launched(words); ok {
 		words = shellcmd.Unwrap(launched)
 	}
@@ -540,10 +547,10 @@ func subcommand(cmd string) string {
 	return words[1]
 }
 
-// helpOnly reports whether a command only prints its usage: it fixes
-// nothing.
-func helpOnly(cmd string) bool {
-	for _, w := range mainWords(cmd)[1:] {
+// helpOnly reports whether a command, by the words of the one that
+// matters (mainWords), only prints its usage: it fixes nothing.
+func helpOnly(words []string) bool {
+	for _, w := range words[1:] {
 		if w == "--help" || w == "-h" || w == "help" || w == "-help" {
 			return true
 		}

@@ -35,6 +35,18 @@ func TestPrefilterWords(t *testing.T) {
 	}
 }
 
+// TestVersionCommandWords: versionCommand passes over a command holding
+// none of versionWords, yet answers as its expression on the command's
+// normal form, quotes taken out, does.
+func TestVersionCommandWords(t *testing.T) {
+	for _, cmd := range []string{"go version", "node --version", "python3 -V", "rustc -v", "java -version",
+		`go "version"`, "node -'v'", `cd web && npm '-'-version`, "git log -1 | head", "go test ./...", "npm -V x"} {
+		if got, want := versionCommand(cmd), versionCommandPattern().MatchString(normCommand(cmd)); got != want {
+			t.Errorf("versionCommand(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
 // needsWord reports whether every match of re holds one of words: each
 // of its alternatives has a part that every match of it holds, and that
 // holds a word.

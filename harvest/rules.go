@@ -230,14 +230,15 @@ func (r *ruleRun) pitfalls() {
 			continue
 		}
 		s := r.calls[j]
-		if !s.simple() || subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || s.destructive() || s.writes() ||
+		if !s.simple() || subcommand(f.mainWords()) != subcommand(s.mainWords()) || helpOnly(s.mainWords()) || s.destructive() || s.writes() ||
 			r.writtenBetween(i, j) {
 			continue
 		}
 		failed, worked := quoteCode(clip(f.normCommand(), maxCommand)), quoteCode(clip(s.normCommand(), maxCommand))
+		same := sameCall(f.input, s.input)
 		if gf, gw, ok := generalPitfall(f.cmd, s.cmd, f.err.Line); ok {
 			failed, worked = quoteCode(clip(gf, maxCommand)), quoteCode(clip(gw, maxCommand)) // see generalCommand
-		} else if sameCall(f.input, s.input) {
+		} else if same {
 			failed = quoteCode(clip(generalCommand(f.cmd, f.err.Line, nil), maxCommand))
 		}
 		errText := quoteCode(clip(strings.TrimSuffix(f.err.Line, "."), maxErrorLine))
@@ -245,7 +246,7 @@ func (r *ruleRun) pitfalls() {
 		conf := confShown
 		verified := r.quietBetween(i, j)
 		fix := r.fixBetween(i, j)
-		switch same := sameCall(f.input, s.input); {
+		switch {
 		case same && fix != nil:
 			if destructive(fix.cmd) {
 				continue
@@ -402,9 +403,12 @@ func (r *ruleRun) commandFacts() {
 	count := map[string]int{}
 	var order []string
 	for _, c := range r.calls {
+		if !c.ok() {
+			continue
+		}
 		verb := purpose(c.cmd, c.key) // runners.go
-		if !c.ok() || verb == "" || selective(c.cmd) || dryRun(c.cmd) || c.versionCommand() ||
-			helpOnly(c.cmd) || !c.simple() {
+		if verb == "" || selective(c.cmd) || dryRun(c.cmd) || c.versionCommand() ||
+			helpOnly(c.mainWords()) || !c.simple() {
 			continue
 		}
 		norm := c.normCommand()
