@@ -231,7 +231,7 @@ var negation = guard.NewRule("never not don't dont avoid no without", `\b(never|
 // --no-verify" warns against it).
 func risky(t *guard.Text) bool {
 	for _, r := range riskyOrders {
-		if !t.Has(r.Triggers) {
+		if !t.Reads(r) {
 			continue
 		}
 		for _, loc := range r.Regexp().FindAllStringIndex(t.Text, -1) {
