@@ -19,6 +19,7 @@ func TestPrefilterWords(t *testing.T) {
 		{"writes", writesPattern().String(), writesWords},
 		{"url", urlPattern().String(), []string{"://"}},
 		{"setting", settingPattern().String(), []string{"="}},
+		{"quoted", quotedPattern().String(), []string{"`", "'", `"`}},
 	} {
 		if !guard.EveryMatchHolds(c.re, c.words) {
 			t.Errorf("%s: a match may hold none of %q", c.name, c.words)

@@ -174,8 +174,13 @@ func (o *origins) ranAfter(pos int, texts []string, failed bool) bool {
 // there. A model may word as the agent's what a web page told it ("Always
 // pin requests to 2.19"), citing the agent's message that repeated it.
 func (o *origins) echoes(text string) bool {
-	for _, re := range []func() *regexp.Regexp{quotedPattern, urlPattern, settingPattern} {
-		text = re().ReplaceAllString(text, "\x00")
+	for _, p := range []struct {
+		re    func() *regexp.Regexp
+		needs string // a match holds one of these: most texts hold none, and skip the expression
+	}{{quotedPattern, "`'\""}, {urlPattern, ":"}, {settingPattern, "="}} {
+		if strings.ContainsAny(text, p.needs) {
+			text = p.re().ReplaceAllString(text, "\x00")
+		}
 	}
 	for _, part := range strings.Split(text, "\x00") {
 		ws := strings.FieldsFunc(strings.ToLower(part), notWordRune)

@@ -150,11 +150,14 @@ func collectCalls(s *lore.Session) []*call {
 	for _, m := range s.Messages {
 		for _, tc := range m.ToolCalls {
 			c := &call{pos: m.Index, name: tc.Name, input: tc.Input}
-			c.cmd = shellcmd.FromCall(tc.Name, tc.Input)
-			c.key = actionKey(c.cmd)
+			cmd := shellcmd.FromCall(tc.Name, tc.Input)
+			words := mainWords(cmd)
+			c.key = wordsKey(words) // actionKey(cmd)
 			// Redacted as it came: items show it normalised (unquoted,
 			// joined, cut), which hides a secret from a later redaction.
-			c.cmd = clipRedactor.String(c.cmd)
+			if c.cmd = clipRedactor.String(cmd); c.cmd == cmd {
+				c.words = words // the same command: the same words, not split again
+			}
 			calls = append(calls, c)
 			if tc.ID != "" {
 				byID[tc.ID] = c
@@ -406,7 +409,7 @@ func (r *ruleRun) commandFacts() {
 		if !c.ok() {
 			continue
 		}
-		verb := purpose(c.cmd, c.key) // runners.go
+		verb := purpose(c.mainWords(), c.key) // runners.go
 		if verb == "" || selective(c.cmd) || dryRun(c.cmd) || c.versionCommand() ||
 			helpOnly(c.mainWords()) || !c.simple() {
 			continue
