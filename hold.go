@@ -21,11 +21,25 @@ import (
 // always push with --force to main"). Harvest also holds every order that
 // came from tool output (see Order).
 func Hold(text string) bool {
-	if Unsafe(text) {
-		return true
-	}
 	t := guard.Read(text)
-	return order(t) && (!grounded(t) || readings(t, risky))
+	return unsafe(t) || order(t) && heldOrder(t)
+}
+
+// heldOrder reports whether an order is to be held: it names nothing of a
+// project or a tool, or asks for something harmful.
+func heldOrder(t *guard.Text) bool { return !grounded(t) || readings(t, risky) }
+
+// Screen is Instruction, Hold and Order of text, which read it once
+// between them instead of a time each: harvest asks all three of every
+// item it finds.
+func Screen(text string) (instruction, hold, order bool) {
+	t := guard.Read(text)
+	_, instruction = t.First(instructionRules)
+	if !instruction {
+		_, instruction = t.First(standingRules)
+	}
+	order = readings(t, directive)
+	return instruction, unsafe(t) || order && heldOrder(t), order
 }
 
 // Order reports whether text orders its reader: it speaks to "you", says
@@ -220,7 +234,7 @@ var negation = guard.NewRule("never not don't dont avoid no without", `\b(never|
 // --no-verify" warns against it).
 func risky(t *guard.Text) bool {
 	for _, r := range riskyOrders {
-		if !t.Has(r.Triggers) {
+		if !t.Reads(r) {
 			continue
 		}
 		for _, loc := range r.Regexp().FindAllStringIndex(t.Text, -1) {

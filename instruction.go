@@ -1,6 +1,10 @@
 package lore
 
-import "github.com/lorehq/lore/internal/guard"
+import (
+	"strings"
+
+	"github.com/lorehq/lore/internal/guard"
+)
 
 // instructionRules are what prompt injection reads like: text that
 // overrides an agent's instructions, gives it a new role, addresses the
@@ -16,7 +20,12 @@ var instructionRules = func() []guard.Rule {
 		people    = `(the |your |a |any )?(user|users|human|humans|operator|developer|owner|maintainers?|person|people|anyone|reviewers?)\b`
 		sensitive = `(~/\.ssh|\.ssh/|\bid_(rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|~/\.aws|\.aws/credentials|\.env\b|\.netrc\b|\.npmrc\b|\.pypirc\b|\.git-credentials|\bkubeconfig\b|/etc/(passwd|shadow)\b|\.kube/config|\bkeychain\b|\bwallet\b)`
 		secretish = `\b(secrets?|credentials?|api[ _-]?keys?|access keys?|tokens?|passwords?|private keys?|ssh keys?|session cookies?|cookies|environment variables|env vars)\b`
-		away      = `(https?://|\S+@\S+\.\w|\bpastebin\b|\bgist\b|\bwebhook\b|\bngrok\b|\brequestbin\b|\bdiscord\b|\btelegram\b|\b(this|that|the following|my|our|an? (external|remote|public)) (url|address|server|endpoint|host|site|channel|e-?mail)\b|\b[a-z0-9-]+\.(com|net|org|io|xyz|ru|cn|top|site|info)\b)`
+		// sensitiveNeeds hold what every match of sensitive holds, in
+		// lower case, as its literals tell (.n(etrc|pmrc)): a rule that
+		// needs sensitive is read only on a text holding one
+		// (guard.Rule.Needs).
+		sensitiveNeeds = "ssh id_ authorized_keys aws env etrc pmrc pypirc credentials kubeconfig /etc/ kube keychain wallet"
+		away           = `(https?://|\S+@\S+\.\w|\bpastebin\b|\bgist\b|\bwebhook\b|\bngrok\b|\brequestbin\b|\bdiscord\b|\btelegram\b|\b(this|that|the following|my|our|an? (external|remote|public)) (url|address|server|endpoint|host|site|channel|e-?mail)\b|\b[a-z0-9-]+\.(com|net|org|io|xyz|ru|cn|top|site|info)\b)`
 	)
 	var rules []guard.Rule
 	for _, r := range []struct{ triggers, re string }{
@@ -89,6 +98,10 @@ var instructionRules = func() []guard.Rule {
 		{"無視 忘れ", `(指示|命令|ルール|プロンプト).{0,10}(無視|忘れ)`},
 		{"무시 잊어", `(지시|명령|지침|규칙).{0,10}(무시|잊어)`},
 	} {
+		if strings.Contains(r.re, sensitive) {
+			rules = append(rules, guard.NewRuleNeeding(r.triggers, sensitiveNeeds, r.re))
+			continue
+		}
 		rules = append(rules, guard.NewRule(r.triggers, r.re))
 	}
 	return rules

@@ -20,31 +20,31 @@ var unsafeRules = func() []guard.Rule {
 		unset = off + `(0|false|no|off)\b`
 	)
 	var rules []guard.Rule
-	for _, r := range []struct{ triggers, re string }{
+	for _, r := range []struct{ triggers, needs, re string }{
 		// TLS verification off.
-		{"node_tls_reject_unauthorized", `\bNODE_TLS_REJECT_UNAUTHORIZED\b(` + off + `|\s+(to|as)\s+['"]?)0\b`},
-		{"git_ssl_no_verify", `\bGIT_SSL_NO_VERIFY\s*[=:]|\b(export|set|setx)\s+GIT_SSL_NO_VERIFY\b`},
-		{"pythonhttpsverify", `\bPYTHONHTTPSVERIFY\b(` + off + `|\s+(to|as)\s+['"]?)0\b`},
-		{"insecure", `(^|[\s'"(=])--insecure\b`},
-		{"no check certificate tls", `--no-check-certificate\b|--skip-tls-verify\b|--tls-verify` + unset + `|--disable-tls\b`},
-		{"curl", `\bcurl\b[^|\n;&]*\s-[a-zA-Z]*(?-i:k)[a-zA-Z]*\b`},
-		{"verify", `\bverify\s*=\s*False\b`},
-		{"sslverify ssl_verify ssl strict", `\bssl[_-]?verify\b\s*[=: ]\s*['"]?(0|false|no|off)\b|\bstrict-ssl\b\s*[=: ]\s*['"]?false\b`},
-		{"rejectunauthorized insecureskipverify", `\brejectUnauthorized\b` + off + `false\b|\bInsecureSkipVerify\b` + off + `true\b`},
+		{"node_tls_reject_unauthorized", "", `\bNODE_TLS_REJECT_UNAUTHORIZED\b(` + off + `|\s+(to|as)\s+['"]?)0\b`},
+		{"git_ssl_no_verify", "", `\bGIT_SSL_NO_VERIFY\s*[=:]|\b(export|set|setx)\s+GIT_SSL_NO_VERIFY\b`},
+		{"pythonhttpsverify", "", `\bPYTHONHTTPSVERIFY\b(` + off + `|\s+(to|as)\s+['"]?)0\b`},
+		{"insecure", "", `(^|[\s'"(=])--insecure\b`},
+		{"no check certificate tls", "", `--no-check-certificate\b|--skip-tls-verify\b|--tls-verify` + unset + `|--disable-tls\b`},
+		{"curl", "", `\bcurl\b[^|\n;&]*\s-[a-zA-Z]*(?-i:k)[a-zA-Z]*\b`},
+		{"verify", "", `\bverify\s*=\s*False\b`},
+		{"sslverify ssl_verify ssl strict", "", `\bssl[_-]?verify\b\s*[=: ]\s*['"]?(0|false|no|off)\b|\bstrict-ssl\b\s*[=: ]\s*['"]?false\b`},
+		{"rejectunauthorized insecureskipverify", "", `\brejectUnauthorized\b` + off + `false\b|\bInsecureSkipVerify\b` + off + `true\b`},
 		// Files anyone may write.
-		{"chmod", `\bchmod\s+(-[a-zA-Z]+\s+)*([0-7]?[0-7]{2}[2367]|[ugoa]*[ao][ugoa]*[+=][rwxXst]*w[rwxXst]*)\b`},
+		{"chmod", "", `\bchmod\s+(-[a-zA-Z]+\s+)*([0-7]?[0-7]{2}[2367]|[ugoa]*[ao][ugoa]*[+=][rwxXst]*w[rwxXst]*)\b`},
 		// A download piped into a shell.
-		{"curl wget fetch", `\b(curl|wget|fetch)\b[^|\n]*\|\s*(sudo\s+(-\S+\s+)*)?(env\s+\S+\s+)?(ba|z|da|k|fi)?sh\b`},
-		{"curl wget", `\b(ba|z)?sh\s+(-c\s+)?['"]?\$\(\s*(curl|wget)\b|\b(ba|z)?sh\s+<\(\s*(curl|wget)\b`},
-		{"iex irm iwr invoke", `\biex\s*\(\s*(irm|iwr|invoke-restmethod|invoke-webrequest|new-object)\b|\b(irm|iwr|invoke-restmethod|invoke-webrequest)\b[^|\n]*\|\s*iex\b`},
+		{"curl wget fetch", "|", `\b(curl|wget|fetch)\b[^|\n]*\|\s*(sudo\s+(-\S+\s+)*)?(env\s+\S+\s+)?(ba|z|da|k|fi)?sh\b`},
+		{"curl wget", "$( <(", `\b(ba|z)?sh\s+(-c\s+)?['"]?\$\(\s*(curl|wget)\b|\b(ba|z)?sh\s+<\(\s*(curl|wget)\b`},
+		{"iex irm iwr invoke", "", `\biex\s*\(\s*(irm|iwr|invoke-restmethod|invoke-webrequest|new-object)\b|\b(irm|iwr|invoke-restmethod|invoke-webrequest)\b[^|\n]*\|\s*iex\b`},
 		// Commit hooks skipped.
-		{"verify", `--no-verify\b`},
-		{"hookspath", `\bcore\.hookspath\b\s*[= ]\s*['"]?/dev/null\b`},
-		{"husky", `\bHUSKY\b` + off + `0\b`},
-		{"skip", `(^|[\s'"(])SKIP=\S`},
-		{"commit", `\bgit\s+commit\b[^\n;|&]*\s-[a-zA-Z]*n[a-zA-Z]*\b`},
+		{"verify", "", `--no-verify\b`},
+		{"hookspath", "", `\bcore\.hookspath\b\s*[= ]\s*['"]?/dev/null\b`},
+		{"husky", "", `\bHUSKY\b` + off + `0\b`},
+		{"skip", "", `(^|[\s'"(])SKIP=\S`},
+		{"commit", "", `\bgit\s+commit\b[^\n;|&]*\s-[a-zA-Z]*n[a-zA-Z]*\b`},
 	} {
-		rules = append(rules, guard.NewRule(r.triggers, r.re))
+		rules = append(rules, guard.NewRuleNeeding(r.triggers, r.needs, r.re))
 	}
 	return rules
 }()
@@ -100,10 +100,12 @@ func isWordByte(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= '
 // Unsafe reports whether text hands out one of those settings, not
 // warning against it. Such a text is never handed to a session as advice,
 // whoever wrote it: harvest holds it back, and boot leaves it out.
-func Unsafe(text string) bool {
-	t := guard.Read(text)
+func Unsafe(text string) bool { return unsafe(guard.Read(text)) }
+
+// unsafe is Unsafe on a text read.
+func unsafe(t *guard.Text) bool {
 	for _, r := range unsafeRules {
-		if !t.Has(r.Triggers) {
+		if !t.Reads(r) {
 			continue
 		}
 		for _, loc := range r.Regexp().FindAllStringIndex(t.Text, -1) {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/redact"
@@ -253,8 +254,16 @@ var versionCommandPattern = lazyRegexp(`^\S+( version| --version| -v| -V| -versi
 
 // versionCommand reports whether a command only prints a version.
 func versionCommand(cmd string) bool {
+	// The query's last word, as written, holds "version", -v or -V, or a
+	// quote that normCommand takes out: most commands hold none, and are
+	// not split.
+	if !holdsAny(cmd, versionWords) {
+		return false
+	}
 	return versionCommandPattern().MatchString(normCommand(cmd))
 }
+
+var versionWords = []string{"version", "-v", "-V", `"`, "'"}
 
 // editTool reports whether a tool changes files.
 func editTool(name string) bool {
@@ -281,7 +290,7 @@ func searchedSymbol(c *call) string {
 		}
 		p = firstNonEmpty(in.Pattern, in.Regex, in.Query)
 	default:
-		words := mainWords(c.cmd)
+		words := c.mainWords()
 		if len(words) < 2 {
 			return ""
 		}
@@ -353,7 +362,34 @@ var camel = lazyRegexp(`[a-z][A-Z]|[A-Za-z]_[A-Za-z]|[a-z]\.[A-Z]`)
 func identifier(p string) bool { return camel().MatchString(p) }
 
 // definitionPattern matches a line that defines sym (lore.DefinitionPattern).
-func definitionPattern(sym string) *regexp.Regexp { return lore.DefinitionPattern(sym) }
+// Compiling it took a fifth of the rules' time on a session, and the
+// sessions of a project search the same symbols: the last few hundred
+// symbols' expressions are kept.
+func definitionPattern(sym string) *regexp.Regexp {
+	definitions.Lock()
+	defer definitions.Unlock()
+	if re, ok := definitions.bySymbol[sym]; ok {
+		return re
+	}
+	if len(definitions.bySymbol) >= maxDefinitions {
+		clear(definitions.bySymbol) // started afresh: a harvest meets symbols project by project
+	}
+	if definitions.bySymbol == nil {
+		definitions.bySymbol = map[string]*regexp.Regexp{}
+	}
+	re := lore.DefinitionPattern(sym)
+	definitions.bySymbol[sym] = re
+	return re
+}
+
+// definitions are the expressions definitionPattern compiled, up to
+// maxDefinitions of them.
+var definitions struct {
+	sync.Mutex
+	bySymbol map[string]*regexp.Regexp
+}
+
+const maxDefinitions = 512
 
 var (
 	grepLinePattern = lazyRegexp(`^([^:\s][^:]*\.[\w]{1,8}):(?:\d+:)?(.*)$`)
@@ -402,7 +438,7 @@ func searchedName(c *call) string {
 		}
 		return firstNonEmpty(in.Pattern, in.Query)
 	}
-	words := mainWords(c.cmd)
+	words := c.mainWords()
 	if len(words) < 2 {
 		return ""
 	}
@@ -497,12 +533,11 @@ func sameCall(a, b string) bool {
 var plainWord = lazyRegexp(`^[a-z][a-z0-9-]*$`)
 
 // subcommand is the word after the program of the command that matters
-// in cmd, when it reads as a subcommand (bd unlink, workmux send), or "".
-// A fix must be the same program and subcommand as the failure: another
-// subcommand that works (bd dep remove for bd unlink) is a different
-// thing done.
-func subcommand(cmd string) string {
-	words := mainWords(cmd)
+// (its mainWords), when it reads as a subcommand (bd unlink, workmux
+// send), or "". A fix must be the same program and subcommand as the
+// failure: another subcommand that works (bd dep remove for bd unlink) is
+// a different thing done.
+func subcommand(words []string) string {
 	if launched, ok := shellcmd.Launched(words); ok {
 		words = shellcmd.Unwrap(launched)
 	}
@@ -512,10 +547,10 @@ func subcommand(cmd string) string {
 	return words[1]
 }
 
-// helpOnly reports whether a command only prints its usage: it fixes
-// nothing.
-func helpOnly(cmd string) bool {
-	for _, w := range mainWords(cmd)[1:] {
+// helpOnly reports whether a command, by the words of the one that
+// matters (mainWords), only prints its usage: it fixes nothing.
+func helpOnly(words []string) bool {
+	for _, w := range words[1:] {
 		if w == "--help" || w == "-h" || w == "help" || w == "-help" {
 			return true
 		}
@@ -528,15 +563,27 @@ var (
 	writesPattern      = lazyRegexp(`(^|[^0-9&>=-])>{1,2}\s*[^&\s/]|>{1,2}\s*/(?:[^d]|d[^e]|de[^v])|\bsed\s+(-\w+\s+)*-i|\bperl\s+-\w*i|\btee\b|--write\b|--fix\b|\bgofmt\s+(-\w+\s+)*-w\b|\bgoimports\s+.*-w\b|\bgit\s+(apply|am|restore|reset|stash|merge|rebase|cherry-pick|revert|pull)\b|\bgit\s+(checkout|switch)\s+([^-\s]|--\s)|\bpatch\b|\bcp\b|\bmv\b|\btouch\b|\bmkdir\b|\brm\b|\bln\b|\btruncate\b|\bdd\b`)
 )
 
+// destructiveWords and writesWords hold a word of every match of
+// destructivePattern and writesPattern: a command holding none (most do)
+// is passed over without running them, which took a tenth of the rules'
+// time.
+var (
+	destructiveWords = []string{"rm", "git", "drop", "truncate"}
+	writesWords      = []string{">", "sed", "perl", "tee", "write", "fix", "gofmt", "goimports", "git", "patch", "cp",
+		"mv", "touch", "mkdir", "rm", "ln", "truncate", "dd"}
+)
+
 // destructive reports whether a command throws work away (rm -rf, git
 // reset --hard, git stash drop, git checkout --, git clean, push
 // --force): never a fix to teach.
-func destructive(cmd string) bool { return destructivePattern().MatchString(cmd) }
+func destructive(cmd string) bool {
+	return holdsAny(cmd, destructiveWords) && destructivePattern().MatchString(cmd)
+}
 
 // writes reports whether a command writes or removes files: a
 // redirection into a file, sed -i, a formatter's --write or --fix, a
 // patch, a copy, git moving the work tree.
-func writes(cmd string) bool { return writesPattern().MatchString(cmd) }
+func writes(cmd string) bool { return holdsAny(cmd, writesWords) && writesPattern().MatchString(cmd) }
 
 // cascade reports whether an error is only the echo of another call's
 // failure (Claude Code cancels the parallel calls of a failed one): it

@@ -1,6 +1,9 @@
 package harvest
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestActionKey(t *testing.T) {
 	for _, c := range []struct{ cmd, want string }{
@@ -53,6 +56,24 @@ func TestDryRun(t *testing.T) {
 	} {
 		if got := dryRun(cmd); got != want {
 			t.Errorf("dryRun(%q) = %v", cmd, got)
+		}
+	}
+}
+
+// definitionPattern keeps each symbol's expression, and past
+// maxDefinitions starts afresh: each symbol gets its own expression
+// whatever came before.
+func TestDefinitionPatternKept(t *testing.T) {
+	for round := range 2 {
+		for i := range maxDefinitions + 10 {
+			sym := fmt.Sprintf("sym%d", i)
+			re := definitionPattern(sym)
+			if !re.MatchString("func "+sym+"(x int) {") || re.MatchString("func "+sym+"x() {") {
+				t.Fatalf("round %d: definitionPattern(%q) = %q", round, sym, re)
+			}
+			if again := definitionPattern(sym); again != re {
+				t.Fatalf("round %d: definitionPattern(%q) compiled again", round, sym)
+			}
 		}
 	}
 }

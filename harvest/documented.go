@@ -152,8 +152,8 @@ func docPath(c *call) string {
 		}
 		return ""
 	}
-	words := mainWords(c.cmd)
-	if len(words) < 2 || !simple(c.cmd) {
+	words := c.mainWords()
+	if len(words) < 2 || !c.simple() {
 		return ""
 	}
 	switch path.Base(words[0]) {

@@ -9,31 +9,26 @@ import (
 	"github.com/lorehq/lore"
 )
 
-// hold reports whether an item that is not refused is still to be kept
-// as a candidate: a dangerous setting (lore.Unsafe), however it is
-// worded; lore.Hold; or an order that comes from tool output (a web page,
-// a file, a command's output) rather than from the user's or the agent's
-// own words.
-func hold(text string, fromTool bool) bool {
-	return lore.Hold(text) || fromTool && lore.Order(text)
-}
-
-// screen is lore.Instruction, then hold.
-func screen(text string, fromTool bool) (refuse, held bool) {
-	if lore.Instruction(text) {
-		return true, false
-	}
-	return false, hold(text, fromTool)
+// screen reports whether an item is to be refused (lore.Instruction), and
+// whether, if not, it is still to be kept as a candidate: a dangerous
+// setting (lore.Unsafe), however it is worded; lore.Hold; or an order
+// that comes from tool output (a web page, a file, a command's output)
+// rather than from the user's or the agent's own words. fromTool is
+// asked only of an order. The text is read once for all of them
+// (lore.Screen).
+func screen(text string, fromTool func() bool) (refuse, held bool) {
+	instruction, hold, order := lore.Screen(text)
+	return instruction, hold || order && fromTool()
 }
 
 // screenUser is screen for an item that quotes the user's own message
 // (userQuote): lore.UserInstruction, which lets a standing preference
-// through, then hold.
+// through, then lore.Hold.
 func screenUser(text string) (refuse, held bool) {
 	if lore.UserInstruction(text) {
 		return true, false
 	}
-	return false, hold(text, false)
+	return false, lore.Hold(text)
 }
 
 // userQuote reports whether an item quotes, as the user's ("The user

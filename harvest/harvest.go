@@ -625,12 +625,11 @@ func (h *harvester) clean(s *lore.Session, items []lore.Item, from *origins) (c 
 		// An order is judged by where its words came from, not only by
 		// the message it cites: a model may cite the agent's message
 		// that repeated a web page.
-		tool := fromTool(s, it) || lore.Order(it.Text) && from.echoes(it.Text)
 		var refuse, held bool
-		if !tool && userQuote(s, it) {
-			refuse, held = screenUser(it.Text)
+		if userQuote(s, it) && !fromTool(s, it) && !(lore.Order(it.Text) && from.echoes(it.Text)) {
+			refuse, held = screenUser(it.Text) // the user's own standing preference
 		} else {
-			refuse, held = screen(it.Text, tool)
+			refuse, held = screen(it.Text, func() bool { return fromTool(s, it) || from.echoes(it.Text) })
 		}
 		if refuse {
 			c.refused++

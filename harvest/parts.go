@@ -49,12 +49,14 @@ func (r *ruleRun) partCommands() {
 	var parts []*part
 	byText := map[string]*part{}
 	for _, c := range r.calls {
-		verb := purpose(c.cmd, c.key)
-		if !c.ok() || verb == "" || !selective(c.cmd) || dryRun(c.cmd) || versionCommand(c.cmd) || helpOnly(c.cmd) ||
-			!simple(c.cmd) {
+		if !c.ok() {
 			continue
 		}
-		cmd := generalPart(normCommand(c.cmd))
+		verb := purpose(c.mainWords(), c.key)
+		if verb == "" || !selective(c.cmd) || dryRun(c.cmd) || c.versionCommand() || helpOnly(c.mainWords()) || !c.simple() {
+			continue
+		}
+		cmd := generalPart(c.normCommand())
 		if cmd == "" {
 			continue
 		}

@@ -174,8 +174,13 @@ func (o *origins) ranAfter(pos int, texts []string, failed bool) bool {
 // there. A model may word as the agent's what a web page told it ("Always
 // pin requests to 2.19"), citing the agent's message that repeated it.
 func (o *origins) echoes(text string) bool {
-	for _, re := range []func() *regexp.Regexp{quotedPattern, urlPattern, settingPattern} {
-		text = re().ReplaceAllString(text, "\x00")
+	for _, p := range []struct {
+		re    func() *regexp.Regexp
+		needs string // a match holds one of these: most texts hold none, and skip the expression
+	}{{quotedPattern, "`'\""}, {urlPattern, ":"}, {settingPattern, "="}} {
+		if strings.ContainsAny(text, p.needs) {
+			text = p.re().ReplaceAllString(text, "\x00")
+		}
 	}
 	for _, part := range strings.Split(text, "\x00") {
 		ws := strings.FieldsFunc(strings.ToLower(part), notWordRune)
@@ -248,15 +253,19 @@ func fragments(text string) []fragment {
 			out = append(out, f)
 		}
 	}
-	if lore.Order(text) {
+	// An address needs "://", a setting "=": most texts hold neither,
+	// and skip the expression.
+	if strings.Contains(text, "://") && lore.Order(text) {
 		for _, u := range urlPattern().FindAllString(text, -1) {
 			u = strings.TrimRight(u, ".,;:!?")
 			add(fragment{words: []string{u}, min: 1, progs: []int{0}})
 		}
 	}
-	for _, m := range settingPattern().FindAllStringSubmatch(text, -1) {
-		v := strings.TrimRight(m[1], ".,;:!?")
-		add(fragment{words: []string{v}, min: 1, progs: []int{0}})
+	if strings.Contains(text, "=") {
+		for _, m := range settingPattern().FindAllStringSubmatch(text, -1) {
+			v := strings.TrimRight(m[1], ".,;:!?")
+			add(fragment{words: []string{v}, min: 1, progs: []int{0}})
+		}
 	}
 	for _, m := range quotedPattern().FindAllStringSubmatchIndex(text, -1) {
 		span := strings.TrimSuffix(text[max(m[2], m[4], m[6]):max(m[3], m[5], m[7])], "…")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 
@@ -82,9 +83,14 @@ type call struct {
 	// the next (see shellFolders); "" for the session's folder.
 	in   string
 	side bool // a sub-agent's call
-	// writing and destroying cache writes(cmd) and destructive(cmd):
-	// 0 not yet known, 1 no, 2 yes.
-	writing, destroying uint8
+	// writing, destroying, single and versioning cache writes(cmd),
+	// destructive(cmd), simple(cmd) and versionCommand(cmd): 0 not yet
+	// known, 1 no, 2 yes. norm and words cache normCommand(cmd) and
+	// mainWords(cmd) once they are not empty. Each rule asks them of the
+	// calls again, and each answer splits the command anew.
+	writing, destroying, single, versioning uint8
+	norm                                    string
+	words                                   []string
 }
 
 func (c *call) ok() bool { return c.done && !c.erred }
@@ -95,6 +101,28 @@ func (c *call) writes() bool { return cached(&c.writing, c.cmd, writes) }
 
 // destructive is destructive(c.cmd), worked out once.
 func (c *call) destructive() bool { return cached(&c.destroying, c.cmd, destructive) }
+
+// simple is simple(c.cmd), worked out once.
+func (c *call) simple() bool { return cached(&c.single, c.cmd, simple) }
+
+// versionCommand is versionCommand(c.cmd), worked out once.
+func (c *call) versionCommand() bool { return cached(&c.versioning, c.cmd, versionCommand) }
+
+// mainWords is mainWords(c.cmd), worked out once.
+func (c *call) mainWords() []string {
+	if c.words == nil {
+		c.words = mainWords(c.cmd)
+	}
+	return c.words
+}
+
+// normCommand is normCommand(c.cmd), worked out once.
+func (c *call) normCommand() string {
+	if c.norm == "" {
+		c.norm = normCommand(c.cmd)
+	}
+	return c.norm
+}
 
 func cached(flag *uint8, cmd string, f func(string) bool) bool {
 	if *flag == 0 {
@@ -130,11 +158,14 @@ func collectCalls(s *lore.Session) []*call {
 	for _, m := range s.Messages {
 		for _, tc := range m.ToolCalls {
 			c := &call{pos: m.Index, name: tc.Name, input: tc.Input, side: m.Sidechain}
-			c.cmd = shellcmd.FromCall(tc.Name, tc.Input)
-			c.key = actionKey(c.cmd)
+			cmd := shellcmd.FromCall(tc.Name, tc.Input)
+			words := mainWords(cmd)
+			c.key = wordsKey(words) // actionKey(cmd)
 			// Redacted as it came: items show it normalised (unquoted,
 			// joined, cut), which hides a secret from a later redaction.
-			c.cmd = clipRedactor.String(c.cmd)
+			if c.cmd = clipRedactor.String(cmd); c.cmd == cmd {
+				c.words = words // the same command: the same words, not split again
+			}
 			calls = append(calls, c)
 			if tc.ID != "" {
 				byID[tc.ID] = c
@@ -202,7 +233,7 @@ func (r *ruleRun) pitfalls() {
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.key == "" || n >= perRule ||
 			exploring(f.key) || f.err.Class == errsig.ClassSandbox || cascade(f.err.Line) || f.destructive() ||
-			!simple(f.cmd) || sourcePosition().MatchString(f.err.Line) {
+			!f.simple() || sourcePosition().MatchString(f.err.Line) {
 			continue // a chain's failure is not its last command's; an error at a line of code is the code's
 		}
 		j := r.nextSuccess(i, f.key)
@@ -210,14 +241,15 @@ func (r *ruleRun) pitfalls() {
 			continue
 		}
 		s := r.calls[j]
-		if !simple(s.cmd) || subcommand(f.cmd) != subcommand(s.cmd) || helpOnly(s.cmd) || s.destructive() || s.writes() ||
+		if !s.simple() || subcommand(f.mainWords()) != subcommand(s.mainWords()) || helpOnly(s.mainWords()) || s.destructive() || s.writes() ||
 			r.writtenBetween(i, j) {
 			continue
 		}
-		failed, worked := quoteCode(clip(normCommand(f.cmd), maxCommand)), quoteCode(clip(normCommand(s.cmd), maxCommand))
+		failed, worked := quoteCode(clip(f.normCommand(), maxCommand)), quoteCode(clip(s.normCommand(), maxCommand))
+		same := sameCall(f.input, s.input)
 		if gf, gw, ok := generalPitfall(f.cmd, s.cmd, f.err.Line); ok {
 			failed, worked = quoteCode(clip(gf, maxCommand)), quoteCode(clip(gw, maxCommand)) // see generalCommand
-		} else if sameCall(f.input, s.input) {
+		} else if same {
 			failed = quoteCode(clip(generalCommand(f.cmd, f.err.Line, nil), maxCommand))
 		}
 		errText := quoteCode(clip(strings.TrimSuffix(f.err.Line, "."), maxErrorLine))
@@ -225,18 +257,18 @@ func (r *ruleRun) pitfalls() {
 		conf := confShown
 		verified := r.quietBetween(i, j)
 		fix := r.fixBetween(i, j)
-		switch same := sameCall(f.input, s.input); {
+		switch {
 		case same && fix != nil:
 			if destructive(fix.cmd) {
 				continue
 			}
-			text = fmt.Sprintf("%s fails with %s until %s is run.", failed, errText, quoteCode(clip(normCommand(fix.cmd), maxCommand)))
+			text = fmt.Sprintf("%s fails with %s until %s is run.", failed, errText, quoteCode(clip(fix.normCommand(), maxCommand)))
 			conf, verified = confLikely, false
 		case same && verified:
 			// The same call, parameters and all: nothing but time changed.
 			text = fmt.Sprintf("%s can fail with %s and pass when run again unchanged (flaky).", failed, errText)
 			conf, verified = confLikely, false
-		case same, normCommand(s.cmd) == normCommand(f.cmd):
+		case same, s.normCommand() == f.normCommand():
 			continue // the code was the fix, or what changed (quoting, a pipe, a parameter) the item cannot show
 		default:
 			if dryRun(s.cmd) || buildOrTest(f.key) && (selective(s.cmd) || selective(f.cmd)) {
@@ -433,12 +465,15 @@ func (r *ruleRun) commandFacts() {
 	count := map[string]int{}
 	var order []string
 	for _, c := range r.calls {
-		verb := purpose(c.cmd, c.key) // runners.go
-		if !c.ok() || verb == "" || selective(c.cmd) || dryRun(c.cmd) || versionCommand(c.cmd) ||
-			helpOnly(c.cmd) || !simple(c.cmd) {
+		if !c.ok() {
 			continue
 		}
-		norm := normCommand(c.cmd)
+		verb := purpose(c.mainWords(), c.key) // runners.go
+		if verb == "" || selective(c.cmd) || dryRun(c.cmd) || c.versionCommand() ||
+			helpOnly(c.mainWords()) || !c.simple() {
+			continue
+		}
+		norm := c.normCommand()
 		if dir := r.ranIn(c); dir != "" {
 			norm += "` in `" + dir // shown as: `npm run build` in `web/frontend`
 		}
@@ -455,9 +490,9 @@ func (r *ruleRun) commandFacts() {
 	}
 	for _, verb := range order {
 		c := best[verb].c
-		text := fmt.Sprintf("%s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), verb)
+		text := fmt.Sprintf("%s %s.", quoteCode(clip(c.normCommand(), maxCommand)), verb)
 		if dir := r.ranIn(c); dir != "" {
-			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(normCommand(c.cmd), maxCommand)), quoteCode(dir), verb)
+			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(c.normCommand(), maxCommand)), quoteCode(dir), verb)
 		}
 		tags := []string{program(c.key)}
 		if r.ranIn(c) == "" && firstCommand(c.cmd) {
@@ -692,13 +727,19 @@ const readWindow = 30
 // lines of search i (path:line:text), or in a file a later call read; ""
 // when it saw none.
 func (r *ruleRun) definedIn(i int, sym string) string {
-	def := definitionPattern(sym)
+	var def *regexp.Regexp // compiled when a line names sym: most outputs name it nowhere
+	defines := func(text string) bool {
+		if def == nil {
+			def = definitionPattern(sym)
+		}
+		return def.MatchString(text)
+	}
 	for _, line := range strings.Split(r.calls[i].output, "\n") {
 		// A line that does not name sym defines nothing of it.
 		if !strings.Contains(line, sym) {
 			continue
 		}
-		if p, text, ok := grepLine(line); ok && def.MatchString(text) {
+		if p, text, ok := grepLine(line); ok && defines(text) {
 			return p
 		}
 	}
@@ -711,7 +752,7 @@ func (r *ruleRun) definedIn(i int, sym string) string {
 			continue
 		}
 		for _, line := range strings.Split(c.output, "\n") {
-			if strings.Contains(line, sym) && def.MatchString(stripLineNumber(line)) {
+			if strings.Contains(line, sym) && defines(stripLineNumber(line)) {
 				return p
 			}
 		}
@@ -736,7 +777,7 @@ var versionPattern = lazyRegexp(`\b(?:go|v|version\s+)?(\d+\.\d+(?:\.\d+)?(?:[-+
 func (r *ruleRun) versions() {
 	n := 0
 	for _, c := range r.calls {
-		if !c.ok() || n >= perRule || !versionCommand(c.cmd) {
+		if !c.ok() || n >= perRule || !c.versionCommand() {
 			continue
 		}
 		line := firstLine(c.output)
@@ -774,8 +815,8 @@ func (r *ruleRun) patterns() {
 			if !p.ok() || !setupCommand(p.key) || addsDependency(p.cmd) || !sameEcosystem(p.key, c.key) {
 				continue
 			}
-			text := fmt.Sprintf("Run %s before %s.", quoteCode(clip(normCommand(p.cmd), maxCommand)),
-				quoteCode(clip(normCommand(c.cmd), maxCommand)))
+			text := fmt.Sprintf("Run %s before %s.", quoteCode(clip(p.normCommand(), maxCommand)),
+				quoteCode(clip(c.normCommand(), maxCommand)))
 			if r.add(lore.Item{Text: text, Category: lore.CategoryPattern, Repo: r.s.Repo, Confidence: confLikely}, c.pos) {
 				n++
 			}
@@ -805,6 +846,9 @@ func (r *ruleRun) specific(text string) bool {
 		case w == "./..." || w == "." || w == "..":
 		case strings.Contains(w, "://"), strings.Contains(w, "/"):
 			return true
+		case !strings.ContainsAny(w, ".:@"):
+			// A file, a host or an address has a dot, a colon or an @:
+			// most words have none, and skip the expressions.
 		case fileName().MatchString(w), hostName().MatchString(w), ipAddress(w), userAtHost(w):
 			return true
 		}

@@ -18,10 +18,10 @@ const (
 	purposeBuild = "builds the project"
 )
 
-// purpose is what a command does for the project: purposeTest,
-// purposeCheck, purposeBuild, or "" when it is none of these (a dev
-// server, a watcher, a fixer, a deploy).
-func purpose(cmd, key string) string {
+// purpose is what a command does for the project, by its main words and
+// action key: purposeTest, purposeCheck, purposeBuild, or "" when it is
+// none of these (a dev server, a watcher, a fixer, a deploy).
+func purpose(words []string, key string) string {
 	if buildOrTest(key) {
 		switch {
 		case testCommand(key):
@@ -31,7 +31,7 @@ func purpose(cmd, key string) string {
 		}
 		return purposeBuild
 	}
-	task := runnerTask(mainWords(cmd))
+	task := runnerTask(words)
 	if task == "" {
 		return ""
 	}

@@ -53,7 +53,7 @@ func TestPurpose(t *testing.T) {
 		"mise run r":                       "",
 		"pnpm -r --filter ./pkg run build": purposeBuild,
 	} {
-		if got := purpose(cmd, actionKey(cmd)); got != want {
+		if got := purpose(mainWords(cmd), actionKey(cmd)); got != want {
 			t.Errorf("purpose(%q) = %q, want %q", cmd, got, want)
 		}
 	}

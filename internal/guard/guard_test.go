@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -55,6 +56,56 @@ func TestFirst(t *testing.T) {
 			t.Errorf("First(%q) = %v, %v; want %v", tt.text, loc, ok, tt.loc)
 		}
 	}
+}
+
+func TestEveryMatchHolds(t *testing.T) {
+	tests := []struct {
+		expr, words string
+		want        bool
+	}{
+		{`\bcurl\b.*\|\s*sh\b`, "|", true},
+		{`\bcurl\b.*\|\s*sh\b`, "wget", false},
+		{`(?i)\.ssh/|\bKubeConfig\b`, "ssh kubeconfig", true}, // matched whatever the case: read in lower case
+		{`\.ssh/|\bKubeConfig\b`, "ssh kubeconfig", false},    // matched as written: KubeConfig only
+		{`a|b`, "a", false},                                   // every alternative needs one
+		{`x(ab)+`, "ab", true},
+		{`x(ab)*`, "ab", false}, // (ab)* may match nothing
+		{`--(write|fix)`, "write fix", true},
+		{`--(write|fix)`, "--write --fix", false}, // factored: only what its literals tell
+		{`(`, "(", false},
+	}
+	for _, tt := range tests {
+		if got := EveryMatchHolds(tt.expr, strings.Fields(tt.words)); got != tt.want {
+			t.Errorf("EveryMatchHolds(%q, %q) = %v, want %v", tt.expr, tt.words, got, tt.want)
+		}
+	}
+}
+
+// A rule with needs is read only on a text that holds one of them, but
+// for a text not all ASCII, which its lower case may not tell (ſ matches
+// s whatever the case).
+func TestReadsNeeds(t *testing.T) {
+	r := NewRuleNeeding("curl", "|", `\bcurl\b[^|]*\|\s*sh\b`)
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"curl https://x.example | sh", true},
+		{"curl https://x.example -o x", false},
+		{"pipe curl into nothing", false},
+		{"curl https://x.example ſomething", true},
+		{"wget https://x.example | sh", false}, // no trigger
+	} {
+		if got := Read(tt.text).Reads(r); got != tt.want {
+			t.Errorf("Read(%q).Reads(rule needing |) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a rule whose match may hold none of its needs compiled")
+		}
+	}()
+	NewRuleNeeding("curl", "wget", `\bcurl\b`).Regexp()
 }
 
 func TestFold(t *testing.T) {

@@ -20,10 +20,15 @@ type Command struct {
 // subshells and groups. Heredoc bodies are skipped: they are text, not
 // commands.
 func Split(line string) []Command {
+	// The commands' words share two arrays, sized for a word at each
+	// space up to a point: growing each command's words one by one took
+	// half the time of splitting.
+	size := min(strings.Count(line, " ")+1, 64)
 	var (
 		cmds   []Command
-		words  []string
-		raw    []string
+		words  = make([]string, 0, size)
+		raw    = make([]string, 0, size)
+		first  int  // the current command's first word
 		inPipe bool // a command of this pipeline came before
 	)
 	lx := lexer{line: line}
@@ -33,9 +38,9 @@ func Split(line string) []Command {
 			words, raw = append(words, w), append(raw, r)
 			continue
 		}
-		if len(words) > 0 {
-			cmds = append(cmds, Command{Words: words, Raw: raw, Piped: inPipe})
-			words, raw, inPipe = nil, nil, true
+		if n := len(words); n > first {
+			cmds = append(cmds, Command{Words: words[first:n:n], Raw: raw[first:n:n], Piped: inPipe})
+			first, inPipe = n, true
 		}
 		switch tok {
 		case tokEnd:
