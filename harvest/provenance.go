@@ -39,8 +39,17 @@ func (s *said) contains(t string) bool {
 		if strings.Contains(s.raw, t) {
 			return true
 		}
-		if !strings.Contains(s.raw, longest(strings.Fields(t))) {
+		// Collapsing the spaces of a text (a whole file, a long output)
+		// is dear: only a t of several words, each of them in the text,
+		// may be there once it is done. A word alone is there as it is.
+		words := strings.Fields(t)
+		if len(words) < 2 || !strings.Contains(s.raw, longest(words)) {
 			return false
+		}
+		for _, w := range words {
+			if !strings.Contains(s.raw, w) {
+				return false
+			}
 		}
 		s.text = collapse(s.raw)
 	}

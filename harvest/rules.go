@@ -517,7 +517,9 @@ func (r *ruleRun) ranIn(c *call) string {
 		DirPath   string `json:"dir_path"`
 		Directory string `json:"directory"`
 	}
-	if json.Unmarshal([]byte(c.input), &in) == nil {
+	// Each field's name holds "dir" or "cwd": most inputs, a command
+	// alone, need no decoding.
+	if (strings.Contains(c.input, "dir") || strings.Contains(c.input, "cwd")) && json.Unmarshal([]byte(c.input), &in) == nil {
 		dir = slashed(firstNonEmpty(in.Workdir, in.Cwd, in.Dir, in.DirPath, in.Directory))
 	}
 	if dir == "" {
