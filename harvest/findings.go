@@ -74,6 +74,10 @@ var (
 		want_me todo`)
 	// firstWords are the agent or its team speaking of what it does.
 	firstWords = set(`i i'm i've i'd i'll me my we we're we've we'll our us`)
+	// eventWords report what happened once (a run found, a job failed):
+	// one moment, unless the sentence says why (a strong mark).
+	eventWords = set(`found ran returned reported showed printed passed failed completed finished moved landed
+		confirmed rebased pushed`)
 	// stateWords are one moment's state of the work or the checkout.
 	stateWords = set(`yet this_run this_session twice temporary for_now at_the_moment right_now so_far in_progress
 		succeeded staged ahead behind untracked working_tree worktree local_only remaining missing merged published
@@ -244,7 +248,8 @@ func findingIn(s string) (score float64, ok bool) {
 		return 0, false
 	}
 	marks, strong := lookup(words, findingMarks, strongMarks)
-	if marks == 0 || holds(words, hedgeWords) || holds(words, firstWords) || oneMoment(words) || lore.OneOff(s) {
+	if marks == 0 || holds(words, hedgeWords) || holds(words, firstWords) || oneMoment(words) ||
+		strong == 0 && holds(words, eventWords) || lore.OneOff(s) {
 		return 0, false
 	}
 	// A sentence that starts with a code span starts with a name, not
