@@ -45,6 +45,52 @@ func BenchmarkHarvestRules(b *testing.B) {
 	b.ReportMetric(float64(sum.ItemsNew), "items")
 }
 
+// BenchmarkHarvestRulesCLI is BenchmarkHarvestRules's harvest as lore
+// harvest runs it: List reads the transcripts with their messages once
+// (up to readAtOnce), checking the store's records, and Run harvests what
+// it read. BenchmarkHarvestRules lists with transcript.Scan, which reads
+// every transcript without messages first, and Run reads each again: the
+// measure issue 4 set, kept as it was.
+func BenchmarkHarvestRulesCLI(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := synth.Write(dir, synth.Options{Format: "claude-code", Bytes: 64 << 20, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 300 {
+		writeClaude(b, dir, fmt.Sprintf("rich-%03d", i), fmt.Sprintf("/home/dev/repo%d", i%20), sessionOne())
+	}
+	var bytes int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			bytes += fi.Size()
+		}
+		return nil
+	})
+	ctx := context.Background()
+	var sum Summary
+	for b.Loop() {
+		b.StopTimer()
+		st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "lore.db"), sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		l, err := List(ctx, []string{dir}, ListOptions{Store: st, Extractor: Rules{}.Name()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum, err = Run(ctx, l.Sessions, Options{Store: st, Extractor: Rules{}, Listing: l}); err != nil || sum.Errors > 0 {
+			b.Fatalf("%v %+v", err, sum.Problems)
+		}
+		b.StopTimer()
+		st.Close()
+		b.StartTimer()
+	}
+	b.SetBytes(bytes)
+	b.ReportMetric(float64(sum.SessionsHarvested), "sessions")
+	b.ReportMetric(float64(sum.ItemsNew), "items")
+}
+
 // BenchmarkHarvestLLM harvests the fixture sessions (and ../shared/corpus
 // when it is there) with the LLM extractor against a model that answers
 // at once with two items per chunk and reports no usage, so that lore
