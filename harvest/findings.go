@@ -26,7 +26,8 @@ import (
 //     something comes from (strongMarks, findingMarks: because, never,
 //     only, must, instead of, by default, does not …);
 //   - is not the agent's own doing or plan (I, we, let me), a guess or
-//     advice (might, likely, should), a question, one moment's state
+//     advice (might, likely, should), a pointer at what the reader saw
+//     beside it (this file, the output above), a question, one moment's state
 //     (yet, this run, the working tree, a network that timed out, a
 //     commit or pull request number), a change log line (Added …,
 //     Replaced …: the commit says it), nor a sentence that leans on one
@@ -72,12 +73,17 @@ var (
 	hedgeWords = set(`i_think maybe perhaps probably possibly likely might not_sure seem seems appear_to appears_to
 		could_be could_have would_be would_have should_be should_have may technically let_me let's do_you if_you
 		want_me todo`)
+	// pointWords point at what the reader saw beside the sentence (this
+	// file, the output above): without it the sentence says nothing.
+	pointWords = set(`this_file this_function this_method this_class this_line this_directory this_folder this_module
+		this_test this_script this_output this_error the_output the_script the_result the_above the_following
+		shown_above shown_below above below visible_part shown_part related_to`)
 	// firstWords are the agent or its team speaking of what it does.
 	firstWords = set(`i i'm i've i'd i'll me my we we're we've we'll our us`)
 	// eventWords report what happened once (a run found, a job failed):
 	// one moment, unless the sentence says why (a strong mark).
 	eventWords = set(`found ran returned reported showed printed passed failed completed finished moved landed
-		confirmed rebased pushed`)
+		confirmed rebased pushed indicates indicated`)
 	// stateWords are one moment's state of the work or the checkout.
 	stateWords = set(`yet this_run this_session twice temporary for_now at_the_moment right_now so_far in_progress
 		succeeded staged ahead behind untracked working_tree worktree local_only remaining missing merged published
@@ -248,7 +254,7 @@ func findingIn(s string) (score float64, ok bool) {
 		return 0, false
 	}
 	marks, strong := lookup(words, findingMarks, strongMarks)
-	if marks == 0 || holds(words, hedgeWords) || holds(words, firstWords) || oneMoment(words) ||
+	if marks == 0 || holds(words, hedgeWords) || holds(words, firstWords) || holds(words, pointWords) || oneMoment(words) ||
 		strong == 0 && holds(words, eventWords) || lore.OneOff(s) {
 		return 0, false
 	}

@@ -35,7 +35,8 @@ func TestFindingIn(t *testing.T) {
 		{"This never happens because `Init` returns before `ReceiveNats` starts its workers.", false},  // leans on the one before
 		{"The fix landed in commit `3f9a2c1d` and never touched the `Init` path at all again.", false}, // a commit
 		{"`x` is not it.", false}, // too short
-		{"completely ripped out the mock `localStorage` setup, which never persisted across reloads.", false}, // a fragment
+		{"The `CommandParser` class is not defined in this file, which holds only the `Command` type.", false}, // points at what was read
+		{"completely ripped out the mock `localStorage` setup, which never persisted across reloads.", false},  // a fragment
 	} {
 		s := trimLead(tt.s)
 		if _, got := findingIn(s); got != tt.want {
