@@ -18,10 +18,12 @@ import (
 // variable skips a build, which folder holds a kind of test) is what it
 // looks for; commandFacts keeps only whole-project commands. The names of
 // the tests a command picked are the session's own, and are shown as
-// <test>, its test files as <file> in their folder: what is left is the
-// project's way. Up to perRule distinct commands that worked, those run
-// most first, are kept as facts of the repository; a second session that
-// runs the same part the same way confirms one.
+// <test>, its test files as <file> in the top two of their folders: what
+// is left is the project's way. Of the commands that worked, one for each
+// way of running a part (the part run most), up to perRule, are kept as
+// facts of the repository; a second session that runs the same part the
+// same way confirms one. A toolchain's own way at the project's root (go
+// test ./x/...) is self-evident.
 
 // partFlags take a test name, or a pattern of them.
 var partFlags = set(`-run -k -t --grep --filter --testNamePattern --test-name-pattern --tests --test -bench`)
@@ -61,16 +63,17 @@ func (r *ruleRun) partCommands() {
 			continue
 		}
 		verb = strings.Replace(verb, " the ", " part of the ", 1) // runs part of the tests
+		dir := r.ranIn(c)
 		text := fmt.Sprintf("%s %s.", quoteCode(clip(cmd, maxCommand)), verb)
-		if dir := r.ranIn(c); dir != "" {
+		if dir != "" {
 			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(cmd, maxCommand)), quoteCode(dir), verb)
 		}
 		if p := byText[text]; p != nil {
 			p.n++
 			continue
 		}
-		p := &part{text: text, form: partForm(cmd) + " " + r.ranIn(c), n: 1, pos: c.pos, tags: []string{program(c.key), tagPart}}
-		if r.ranIn(c) == "" && firstPart(cmd) {
+		p := &part{text: text, form: partForm(cmd) + " " + dir, n: 1, pos: c.pos, tags: []string{program(c.key), tagPart}}
+		if dir == "" && firstPart(cmd) {
 			p.tags = append(p.tags, lore.TagSelfEvident)
 		}
 		byText[text] = p
@@ -98,9 +101,11 @@ const tagPart = "part"
 
 // generalPart is a command for a part of the project with the session's
 // own picks taken out: a test name or pattern after partFlags (or after
-// a file's ::) is <test>, a test file is <file> in its folder (several
-// of one folder are one). "" when nothing of the project's is left: the
-// command named no folder, package or file kind, only tests.
+// a file's ::) is <test>, a test file is <file> in the top two of its
+// folders (several there are one), flags that change only the output
+// (showFlags) are dropped. "" when nothing of the project's is left (the
+// command named no folder, package or file, only tests), or when it names
+// several parts: their choice is the session's.
 func generalPart(cmd string) string {
 	words := strings.Fields(cmd)
 	prog := slices.IndexFunc(words, func(w string) bool { return !strings.Contains(w, "=") })
@@ -113,7 +118,7 @@ func generalPart(cmd string) string {
 		w := words[i]
 		flag, _, glued := strings.Cut(w, "=")
 		switch {
-		case showFlags[w] || glued && valuedShow[flag] || strings.HasPrefix(w, "--timeout="):
+		case showFlags[w] || glued && valuedShow[flag]:
 			continue
 		case valuedShow[w] && i+1 < len(words):
 			i++
