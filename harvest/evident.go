@@ -7,12 +7,13 @@ import (
 
 // Self-evident items (lore.TagSelfEvident) are kept as candidates and
 // never handed out: the next session is told them on the spot, so a note
-// would save it no step. Three kinds, none tied to one project:
+// would save it no step. These kinds, none tied to one project:
 //   - a usage error: the tool names the flag or argument it does not
 //     take ("unknown flag: --short"), and its help says the right one;
 //   - an agent tool's protocol error ("File has not been read yet",
-//     "String to replace not found in file"): the agent's harness defines
-//     the protocol and its error says what to do;
+//     "String to replace not found in file"), or its time limit
+//     ("Ripgrep search timed out … Try searching a more specific path"):
+//     the agent's harness defines them and its error says what to do;
 //   - a command that is the first one anyone runs in a project of its
 //     kind, in the project's own folder (go build ./..., cargo test).
 
