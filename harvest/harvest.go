@@ -142,6 +142,9 @@ type Summary struct {
 	Bytes int64 `json:"bytes"`
 	// Problems says what went wrong with each session counted in Errors.
 	Problems []Problem `json:"problems,omitempty"`
+	// Rebuild says what a rebuild took back before the run (lore harvest
+	// --rebuild; see Listing.Rebuild), when there was one.
+	Rebuild *Rebuilt `json:"rebuild,omitempty"`
 }
 
 // Problem is a session that could not be harvested.

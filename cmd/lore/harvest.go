@@ -36,6 +36,7 @@ type harvestOptions struct {
 	Top           int
 	Workers       int
 	DryRun        bool
+	Rebuild       bool
 	JSON          bool
 	FromHook      bool
 	Now           time.Time // zero: the current time
@@ -50,7 +51,8 @@ func newHarvestCmd(fac *factory, runF func(context.Context, *harvestOptions) err
 		Short: "Turn sessions into knowledge items",
 		Long: `Read sessions and store what they teach: pitfalls (a failure and what fixed it),
 tool quirks, facts (build and test commands that work, where things are, versions),
-patterns and open questions. With no PATH, the agents' default locations are read.
+patterns, the user's corrections and preferences, and the agent's own findings (kept
+as candidates). With no PATH, the agents' default locations are read.
 
 By default the rules extractor runs: offline, no model, only what a transcript
 shows for certain. --llm asks a model instead:
@@ -73,10 +75,18 @@ changed since it was last harvested (same path, size and content) is skipped, so
 running harvest again adds nothing; a session that grew is read again, and
 confirms its own items only once.
 
+--rebuild harvests the sessions again with lore's rules as they are now, in place
+of what earlier rules took from them (after an upgrade): each session's evidence is
+taken back first, so an item only earlier rules made is deleted, while one a person
+added or vouched for stays. It leaves alone a session another extractor (--llm)
+harvested too, one a person forgot (lore forget --session), and one whose transcript
+is gone; --repo, --agent, --since and --top choose the sessions as they do for a run.
+
 --json prints one object: sessions_seen, sessions_harvested, sessions_skipped,
 items_new, items_merged, items_superseded, items_refused, items_held, items_dropped,
 redactions, llm_calls, llm_tokens_in, llm_tokens_out, llm_failures,
-llm_tokens_per_item, errors, seconds, bytes, problems.
+llm_tokens_per_item, errors, seconds, bytes, problems; with --rebuild, rebuild
+(sessions, other_extractor, forgotten, evidence_removed, items_deleted, items_updated).
 
 A transcript or session that cannot be read is an error: a line on stderr, and
 counted, and the run goes on. A key the model's API refuses (401, 403) ends the
@@ -86,6 +96,7 @@ run with exit 1.
 		Example: `  lore harvest
   lore harvest ~/.claude/projects --since 2026-01-01
   lore harvest --top 50 --dry-run
+  lore harvest --rebuild
   lore harvest --llm openai:http://localhost:11434/v1 --model llama3.1 --workers 2`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
@@ -107,6 +118,9 @@ run with exit 1.
 			if opts.ContextTokens < harvest.MinContextTokens {
 				return usagef("--context-tokens must be at least %d", harvest.MinContextTokens)
 			}
+			if opts.Rebuild && (opts.DryRun || opts.FromHook) {
+				return usagef("--rebuild changes the store: it goes with neither --dry-run nor --from-hook")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -120,6 +134,7 @@ run with exit 1.
 	f.IntVar(&opts.Top, "top", 0, "harvest only the N sessions most worth it (see lore sample)")
 	f.IntVar(&opts.Workers, "workers", 0, "sessions harvested at once (default: one per CPU for rules, 1 for --llm)")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "show what would be stored, store nothing")
+	f.BoolVar(&opts.Rebuild, "rebuild", false, "take back what these sessions taught this extractor before, and harvest them again (after an upgrade of lore's rules)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as one JSON object")
 	f.BoolVar(&opts.FromHook, "from-hook", false, "read Claude Code's SessionEnd hook input and harvest its transcript in the background")
 	opts.filterOptions.addFlags(cmd)
@@ -153,11 +168,12 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	paths, roots := searchPaths(opts.Env, opts.Paths)
 	read := newByteProgress(opts.IO, "reading transcripts")
 	listing, err := harvest.List(ctx, paths, harvest.ListOptions{Store: st, Defaults: len(opts.Paths) == 0, Extractor: ex.Name(), DryRun: opts.DryRun,
-		Every: opts.Top > 0 || opts.Agent != "" || opts.Repo != "" || opts.Since != "", Progress: read.update})
+		Every: opts.Rebuild || opts.Top > 0 || opts.Agent != "" || opts.Repo != "" || opts.Since != "", Progress: read.update})
 	read.stop()
 	if err != nil {
 		return err
 	}
+
 	for _, p := range listing.Problems {
 		fmt.Fprintln(errOut, p.String())
 	}
@@ -181,6 +197,20 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 		}
 	}
 
+	// A rebuild takes back what the sessions to be harvested taught, and
+	// no others: --repo, --agent, --since and --top choose them.
+	var rebuilt *harvest.Rebuilt
+	if opts.Rebuild {
+		rb, err := listing.Rebuild(ctx, st, ex.Name(), pool)
+		if err != nil {
+			return fmt.Errorf("rebuild: %w", err)
+		}
+		rebuilt = &rb
+		if !opts.JSON {
+			fmt.Fprintf(errOut, "rebuild: took back what %d sessions taught (%d items deleted, %d recomputed); left alone %d harvested by another extractor too and %d a person forgot\n",
+				rb.Sessions, rb.Deleted, rb.Updated, rb.Other, rb.Forgotten)
+		}
+	}
 	bar := newHarvestProgress(opts.IO, len(pool))
 	hopts := harvest.Options{Store: st, Extractor: ex, Workers: opts.Workers, DryRun: opts.DryRun, Progress: bar.update, Listing: listing}
 	if opts.DryRun && !opts.JSON {
@@ -210,6 +240,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	}
 	sum.Errors += len(unreadable)
 	sum.Problems = append(unreadable, sum.Problems...)
+	sum.Rebuild = rebuilt
 	if opts.JSON {
 		return writeJSON(out, sum)
 	}

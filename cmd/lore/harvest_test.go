@@ -28,6 +28,7 @@ func TestHarvestUsageErrors(t *testing.T) {
 		{"harvest", dir, "--store", store, "--context-tokens", "100"},
 		{"harvest", dir, "--store", store, "--since", "yesterday"},
 		{"harvest", dir, "--store", store, "--agent", "windsurf"},
+		{"harvest", dir, "--store", store, "--rebuild", "--dry-run"},
 	} {
 		r := runLore(t, "", args...)
 		if r.code != 2 {
@@ -68,6 +69,20 @@ func TestHarvestJSONAndAgain(t *testing.T) {
 	r = runLore(t, "", "harvest", dir, "--store", store)
 	if r.code != 0 || r.stdout != "" || !strings.Contains(r.err, "sessions:") {
 		t.Errorf("summary: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.err)
+	}
+	// --rebuild harvests every session again, saying what it took back.
+	r = runLore(t, "", "harvest", dir, "--store", store, "--rebuild", "--json")
+	var again map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &again); err != nil || r.code != 0 {
+		t.Fatalf("--rebuild --json: exit %d, %q: %v", r.code, r.stdout, err)
+	}
+	rb, _ := again["rebuild"].(map[string]any)
+	if rb == nil || rb["sessions"] != sum["sessions_seen"] || again["sessions_harvested"] != sum["sessions_seen"] {
+		t.Errorf("--rebuild: %s; want every session taken back and harvested again", r.stdout)
+	}
+	r = runLore(t, "", "harvest", dir, "--store", store, "--rebuild")
+	if r.code != 0 || !strings.Contains(r.err, "rebuild: took back what") {
+		t.Errorf("--rebuild: exit %d, stderr %q", r.code, r.err)
 	}
 }
 
