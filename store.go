@@ -100,6 +100,11 @@ type Boot struct {
 	Tokens  int
 }
 
+// Forgotten is the Extractor of the record lore forget --session writes:
+// a person took back what the session taught, and no harvest learns from
+// it again, not when its transcript grows, not a rebuild.
+const Forgotten = "forgotten"
+
 // Harvest records that a session was harvested: from which transcript,
 // as it was then, so that an unchanged session is not read twice.
 type Harvest struct {

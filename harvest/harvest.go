@@ -304,6 +304,10 @@ func (h *harvester) file(ctx context.Context, path string, want []*lore.Session)
 	var todo, skipped []*lore.Session
 	recs := map[string]lore.Harvest{}
 	for _, s := range want {
+		if l := h.opts.Listing; l != nil && l.forgotten[s.ID] {
+			h.count(func(sum *Summary) { sum.SessionsSkipped++ }) // a person took it back: never learned again
+			continue
+		}
 		rec, ok, err := h.record(ctx, s.ID)
 		if err != nil {
 			h.stop(err)

@@ -17,9 +17,10 @@ import (
 //   - a session another extractor harvested too (--llm): forgetting it
 //     would take back what the model found, which costs a model's calls
 //     to find again;
-//   - a session whose record says it taught something while no item cites
-//     it any longer: a person forgot it (lore forget --session), for
-//     instance because it read a poisoned page, or deleted all it taught;
+//   - a session a person forgot (lore forget --session, which marks it
+//     lore.Forgotten), for instance because it read a poisoned page; or,
+//     in a store older than the mark, whose record says it taught
+//     something while no item cites it any longer;
 //   - a session whose transcript is gone, which List does not list.
 //
 // Before it forgets, each session's record in the store is marked stale
@@ -54,7 +55,7 @@ func (l *Listing) Rebuild(ctx context.Context, st rebuildStore, extractor string
 	var r Rebuilt
 	others := map[string]bool{}
 	if err := st.Harvests(ctx, func(h lore.Harvest) error {
-		if h.Extractor != extractor {
+		if h.Extractor != extractor && h.Extractor != lore.Forgotten {
 			others[h.Session] = true
 		}
 		return nil
@@ -76,11 +77,11 @@ func (l *Listing) Rebuild(ctx context.Context, st rebuildStore, extractor string
 		switch {
 		case !ok:
 			continue // never harvested: Run takes it as any new session
+		case l.forgotten[s.ID] || rec.Items > 0 && !cited[s.ID]:
+			r.Forgotten++ // marked, or forgotten before lore marked it
+			continue
 		case others[s.ID]:
 			r.Other++
-			continue
-		case rec.Items > 0 && !cited[s.ID]:
-			r.Forgotten++
 			continue
 		}
 		stale := rec

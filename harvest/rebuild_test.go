@@ -107,3 +107,40 @@ func TestRebuild(t *testing.T) {
 		t.Errorf("s-model, harvested by a model too, went from %d items to %d", len(before), len(after))
 	}
 }
+
+// TestForgottenNeverAgain: a session a person forgot (marked
+// lore.Forgotten, as lore forget --session marks it) is not learned from
+// again when its transcript grows, nor by a rebuild, even if it taught
+// nothing before.
+func TestForgottenNeverAgain(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeClaude(t, dir, "s-bad", cwd, portableSession())
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	harvestDir(t, st, dir)
+	if _, err := st.ForgetSession(ctx, "claude-code:s-bad"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordHarvest(ctx, lore.Harvest{Session: "claude-code:s-bad", Extractor: lore.Forgotten, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	writeClaude(t, dir, "s-bad", cwd, append(portableSession(), ranItself()...)) // the session went on
+	for _, rebuild := range []bool{false, true} {
+		l, err := List(ctx, []string{dir}, ListOptions{Store: st, Extractor: Rules{}.Name(), Every: rebuild})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rebuild {
+			if rb, err := l.Rebuild(ctx, st, Rules{}.Name(), l.Sessions); err != nil || rb.Sessions != 0 || rb.Forgotten != 1 {
+				t.Errorf("rebuild: %+v, %v; want the forgotten session left alone", rb, err)
+			}
+		}
+		sum, err := Run(ctx, l.Sessions, Options{Store: st, Extractor: Rules{}, Listing: l})
+		if err != nil || sum.SessionsHarvested != 0 {
+			t.Errorf("rebuild %v: %+v, %v; want nothing harvested", rebuild, sum, err)
+		}
+		if n := len(itemsOf(t, st)); n != 0 {
+			t.Errorf("rebuild %v: %d items learned from a forgotten session", rebuild, n)
+		}
+	}
+}

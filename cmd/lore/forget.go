@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/transcript"
 )
@@ -31,7 +33,9 @@ handed to sessions. With --purge it is deleted instead.
 With --session, the session's evidence is removed from every item; items left
 with no evidence (and not added by hand) are deleted, the others have their
 confidence recomputed from the sessions that remain. This is how to take back
-what one session taught, for instance one that read a poisoned web page.
+what one session taught, for instance one that read a poisoned web page. The
+session is marked forgotten: no harvest learns from it again, not when its
+transcript grows, not lore harvest --rebuild.
 
 ` + storeHelp,
 		Example: `  lore forget 3f9a2c1b7d4e
@@ -72,6 +76,10 @@ func forgetRun(ctx context.Context, opts *forgetOptions) error {
 	if opts.Session != "" {
 		res, err := s.ForgetSession(ctx, opts.Session)
 		if err != nil {
+			return storeError(err)
+		}
+		// Marked, so that no harvest learns from it again (lore.Forgotten).
+		if err := s.RecordHarvest(ctx, lore.Harvest{Session: opts.Session, Extractor: lore.Forgotten, At: time.Now()}); err != nil {
 			return storeError(err)
 		}
 		report = map[string]any{"session": opts.Session, "evidence_removed": res.Evidence,

@@ -573,6 +573,15 @@ func TestForgetSession(t *testing.T) {
 	if out := s.must("forget", "--session", "s1"); out != "No item has evidence from s1.\n" {
 		t.Errorf("forget --session again: %q", out)
 	}
+	// The session is marked, so that no harvest learns from it again.
+	st, err := sqlite.Open(context.Background(), s.path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, ok, err := st.Harvested(context.Background(), "s1", lore.Forgotten); !ok || err != nil {
+		t.Errorf("forget --session left no mark: %v %v", ok, err)
+	}
 }
 
 // seedExport adds items in every state an export must keep.
