@@ -71,8 +71,8 @@ var (
 		is_set are_set handles reads writes not rather_than need_to needs_to required`)
 	// hedgeWords are a guess, a plan, or words to the user.
 	hedgeWords = set(`i_think maybe perhaps probably possibly likely might not_sure seem seems appear_to appears_to
-		could_be could_have would_be would_have should_be should_have may technically let_me let's do_you if_you
-		want_me todo`)
+		looks look_like could_be could_have would_be would_have should_be should_have may technically let_me let's
+		do_you if_you want_me todo next_step next_steps`)
 	// pointWords point at what the reader saw beside the sentence (this
 	// file, the output above): without it the sentence says nothing.
 	pointWords = set(`this_file this_function this_method this_class this_line this_directory this_folder this_module

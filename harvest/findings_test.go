@@ -35,8 +35,10 @@ func TestFindingIn(t *testing.T) {
 		{"This never happens because `Init` returns before `ReceiveNats` starts its workers.", false},  // leans on the one before
 		{"The fix landed in commit `3f9a2c1d` and never touched the `Init` path at all again.", false}, // a commit
 		{"`x` is not it.", false}, // too short
-		{"The `CommandParser` class is not defined in this file, which holds only the `Command` type.", false}, // points at what was read
-		{"completely ripped out the mock `localStorage` setup, which never persisted across reloads.", false},  // a fragment
+		{"The next step is to locate `handler.py`, where the error is raised, and never skip the check.", false}, // a plan
+		{"The code looks correct, since `strings` is used and the import is not unused.", false},                 // a judgement of the moment
+		{"The `CommandParser` class is not defined in this file, which holds only the `Command` type.", false},   // points at what was read
+		{"completely ripped out the mock `localStorage` setup, which never persisted across reloads.", false},    // a fragment
 	} {
 		s := trimLead(tt.s)
 		if _, got := findingIn(s); got != tt.want {
