@@ -278,8 +278,10 @@ func trimLead(s string) string {
 		s = upperFirst(s[loc[1]:])
 	}
 	lead, rest, ok := strings.Cut(s, ": ")
-	if !ok || strings.Contains(lead, "`") || len(strings.Fields(lead)) > 8 || holds(proseWords(lead), findingMarks) ||
-		holds(proseWords(lead), strongMarks) {
+	if !ok || strings.Contains(lead, "`") || len(strings.Fields(lead)) > 8 {
+		return s
+	}
+	if marks, _ := lookup(proseWords(lead), findingMarks, strongMarks); marks > 0 {
 		return s
 	}
 	return upperFirst(strings.TrimSpace(rest))

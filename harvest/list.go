@@ -33,8 +33,9 @@ type Listing struct {
 	files   map[string]*file        // by transcript path
 	records map[string]lore.Harvest // by session, the extractor's
 	// forgotten are the sessions a person forgot (lore.Forgotten): Run
-	// harvests none of them, whatever their transcript became.
-	forgotten map[string]bool
+	// harvests none of them, whatever their transcript became. others
+	// are the sessions another extractor harvested (see Rebuild).
+	forgotten, others map[string]bool
 }
 
 // file is what List learned of one transcript.
@@ -95,7 +96,8 @@ var readAtOnce int64 = 128 << 20
 // after its modification time changed has its records' time updated, so
 // that the next run need not hash it.
 func List(ctx context.Context, paths []string, opts ListOptions) (*Listing, error) {
-	l := &Listing{files: map[string]*file{}, records: map[string]lore.Harvest{}, forgotten: map[string]bool{}}
+	l := &Listing{files: map[string]*file{}, records: map[string]lore.Harvest{}, forgotten: map[string]bool{},
+		others: map[string]bool{}}
 	var recs []lore.Harvest
 	err := opts.Store.Harvests(ctx, func(r lore.Harvest) error {
 		switch r.Extractor {
@@ -103,6 +105,8 @@ func List(ctx context.Context, paths []string, opts ListOptions) (*Listing, erro
 			recs = append(recs, r)
 		case lore.Forgotten:
 			l.forgotten[r.Session] = true
+		default:
+			l.others[r.Session] = true
 		}
 		return nil
 	})

@@ -29,7 +29,6 @@ import (
 
 // rebuildStore is what Rebuild needs of a store.
 type rebuildStore interface {
-	Harvests(ctx context.Context, fn func(lore.Harvest) error) error
 	Items(ctx context.Context, f lore.Filter, fn func(lore.Item) error) error
 	ForgetSession(ctx context.Context, session string) (lore.ForgetResult, error)
 	RecordHarvest(ctx context.Context, hs ...lore.Harvest) error
@@ -48,20 +47,11 @@ type Rebuilt struct {
 }
 
 // Rebuild takes back what sessions taught, sessions of the listing that
-// extractor harvested, and makes Run harvest them again (see
-// Rebuilding). The listing must have read every transcript
-// (ListOptions.Every); sessions are those Run is to harvest.
-func (l *Listing) Rebuild(ctx context.Context, st rebuildStore, extractor string, sessions []*lore.Session) (Rebuilt, error) {
+// its extractor (ListOptions.Extractor) harvested, and makes Run harvest
+// them again (see Rebuilding). The listing must have read every
+// transcript (ListOptions.Every); sessions are those Run is to harvest.
+func (l *Listing) Rebuild(ctx context.Context, st rebuildStore, sessions []*lore.Session) (Rebuilt, error) {
 	var r Rebuilt
-	others := map[string]bool{}
-	if err := st.Harvests(ctx, func(h lore.Harvest) error {
-		if h.Extractor != extractor && h.Extractor != lore.Forgotten {
-			others[h.Session] = true
-		}
-		return nil
-	}); err != nil {
-		return r, err
-	}
 	cited := map[string]bool{}
 	if err := st.Items(ctx, lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
 		for _, e := range it.Evidence {
@@ -80,7 +70,7 @@ func (l *Listing) Rebuild(ctx context.Context, st rebuildStore, extractor string
 		case l.forgotten[s.ID] || rec.Items > 0 && !cited[s.ID]:
 			r.Forgotten++ // marked, or forgotten before lore marked it
 			continue
-		case others[s.ID]:
+		case l.others[s.ID]:
 			r.Other++
 			continue
 		}

@@ -64,10 +64,10 @@ func TestRebuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rb, err := l.Rebuild(ctx, st, Rules{}.Name(), nil); err != nil || rb != (Rebuilt{}) || len(cites("claude-code:s-old")) == 0 {
+	if rb, err := l.Rebuild(ctx, st, nil); err != nil || rb != (Rebuilt{}) || len(cites("claude-code:s-old")) == 0 {
 		t.Fatalf("a rebuild of no session: %+v, %v; want nothing taken back", rb, err)
 	}
-	rb, err := l.Rebuild(ctx, st, Rules{}.Name(), l.Sessions)
+	rb, err := l.Rebuild(ctx, st, l.Sessions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestForgottenNeverAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		if rebuild {
-			if rb, err := l.Rebuild(ctx, st, Rules{}.Name(), l.Sessions); err != nil || rb.Sessions != 0 || rb.Forgotten != 1 {
+			if rb, err := l.Rebuild(ctx, st, l.Sessions); err != nil || rb.Sessions != 0 || rb.Forgotten != 1 {
 				t.Errorf("rebuild: %+v, %v; want the forgotten session left alone", rb, err)
 			}
 		}

@@ -490,12 +490,13 @@ func (r *ruleRun) commandFacts() {
 	}
 	for _, verb := range order {
 		c := best[verb].c
+		dir := r.ranIn(c)
 		text := fmt.Sprintf("%s %s.", quoteCode(clip(c.normCommand(), maxCommand)), verb)
-		if dir := r.ranIn(c); dir != "" {
+		if dir != "" {
 			text = fmt.Sprintf("%s in %s %s.", quoteCode(clip(c.normCommand(), maxCommand)), quoteCode(dir), verb)
 		}
 		tags := []string{program(c.key)}
-		if r.ranIn(c) == "" && firstCommand(c.cmd) {
+		if dir == "" && firstCommand(c.cmd) {
 			tags = append(tags, lore.TagSelfEvident)
 		}
 		r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown,

@@ -201,7 +201,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	// no others: --repo, --agent, --since and --top choose them.
 	var rebuilt *harvest.Rebuilt
 	if opts.Rebuild {
-		rb, err := listing.Rebuild(ctx, st, ex.Name(), pool)
+		rb, err := listing.Rebuild(ctx, st, pool)
 		if err != nil {
 			return fmt.Errorf("rebuild: %w", err)
 		}
