@@ -162,9 +162,10 @@ const TagDocumented = "documented"
 // TagSelfEvident marks an item the next session would be told on the
 // spot anyway: the error it comes from says itself what to do (an unknown
 // flag named, an agent tool's "read the file first"), or the command is
-// the first one anyone runs in a project of its kind (go build ./...).
-// Worth keeping, as a candidate, never worth handing out: it would save
-// no step and take a note's place.
+// the first one anyone runs in a project of its kind (go build ./...), or
+// one search of the tree finds it (where a symbol is defined). Worth
+// keeping, as a candidate that search finds, never worth handing out: it
+// would save no step and take a note's place.
 const TagSelfEvident = "self-evident"
 
 // known reports whether an item is known without lore: documented by the

@@ -291,18 +291,21 @@ var (
 )
 
 // ephemeral reports whether what the user said holds for one moment or
-// one thing: this time, for now, this pull request, this file.
+// one thing: this time, for now, currently (how things are today, not
+// how they are to be), this pull request, this file.
 func ephemeral(text string) bool {
 	return momentary().MatchString(strings.ToLower(text))
 }
 
 var momentary = lazyRegexp(wordStart + `(for now|right now|just now|this time|not now|not yet|at the moment|for the moment|for the time being|` +
+	`currently|at present|as of now|as things stand|` +
 	`temporarily|today|tonight|quick test|just a test|as is|as it is|` +
 	`(don't|dont|don’t|do not|never) (check|commit|push|merge|stage|add|include) (this|that|it|these|those)|` +
 	`(skip|leave|revert|undo|drop) (this|that|it|these|those)|` +
 	`(for|in|on) this (pr|pull request|commit|branch|session|task|change|ticket|issue|run|release)|` +
 	`(this|that|these|those) (file|files|function|method|line|lines|test|class|component|page|button|change|changes|one|pr|commit)|` +
-	`пока что|пока|сейчас|в этот раз|vorerst|diesmal|erstmal|por ahora|esta vez|pour l'instant|cette fois)` + wordEnd)
+	`пока что|пока|сейчас|в этот раз|vorerst|diesmal|erstmal|derzeit|zurzeit|momentan|por ahora|esta vez|actualmente|` +
+	`pour l'instant|cette fois|actuellement)` + wordEnd)
 
 var lineRef = lazyRegexp(`(?i)\blines? \d+`)
 

@@ -73,6 +73,8 @@ func TestCorrections(t *testing.T) {
 		{"this PR", after("Don't bump the version in this PR."), "", "", false},
 		{"this file", after("Never touch that file again."), "", "", false},
 		{"Russian, for now", after("Пока никогда не трогай миграции."), "", "", false},
+		{"currently", after("We currently don't use the SDK anyway, we use the GraphQL API directly."), "", "", false},
+		{"German, currently", after("Wir verwenden derzeit immer die REST-API."), "", "", false},
 		// Not corrections.
 		{"no problem", after("No problem, go ahead."), "", "", false},
 		{"don't worry", after("Don't worry about the warnings."), "", "", false},

@@ -18,8 +18,9 @@ import (
 // variable skips a build, which folder holds a kind of test) is what it
 // looks for; commandFacts keeps only whole-project commands. The names of
 // the tests a command picked are the session's own, and are shown as
-// <test>, its test files as <file> in the top two of their folders: what
-// is left is the project's way. Of the commands that worked, one for each
+// <test>, its test files as <file> in their folder, or the top two of
+// their folders (tests/unit/…) as for a folder of tests: what is left is
+// the project's way. Of the commands that worked, one for each
 // way of running a part (the part run most), up to perRule, are kept as
 // facts of the repository; a second session that runs the same part the
 // same way confirms one. A toolchain's own way at the project's root (go
@@ -137,6 +138,7 @@ func generalPart(cmd string) string {
 			w = testFile(w)
 			named = true
 		case !strings.HasPrefix(w, "-") && (strings.Contains(w, "/") || strings.HasPrefix(w, ".")):
+			w = folderPart(w)
 			named = true
 		default:
 			out = append(out, w)
@@ -153,7 +155,32 @@ func generalPart(cmd string) string {
 	if !named || paths > 1 {
 		return "" // several parts together are the session's choice
 	}
+	if scriptRunners[out[prog]] && len(out) > prog+2 && out[prog+1] == "run" && out[prog+2] == "test" {
+		out = slices.Delete(out, prog+1, prog+2) // npm run test is npm test: one way, said one way
+	}
 	return strings.Join(out, " ")
+}
+
+// scriptRunners run a package's scripts, and run its "test" script for
+// "test" as for "run test" (bun test is bun's own test runner: not one).
+var scriptRunners = set(`npm pnpm yarn`)
+
+// folderPart is a folder a command was given, cut to the top two of its
+// names as testFile cuts a file's (tests/unit/…): a test file and a folder
+// of tests under tests/unit are one way to run a part. A Go package
+// pattern (./x/...) is kept whole.
+func folderPart(w string) string {
+	if strings.Contains(w, "...") {
+		return w
+	}
+	top := topFolder(w)
+	if !strings.HasSuffix(top, "…") {
+		return w
+	}
+	if strings.HasPrefix(w, "./") {
+		return "./" + top
+	}
+	return top
 }
 
 // partForm is a part's command without its part: the way the project
@@ -191,11 +218,14 @@ func testFileName(w string) bool {
 		strings.Contains(base, "_spec.") || strings.HasPrefix(base, "test_") && strings.Contains(base, ".")
 }
 
-// testFile is a test file given as <file> in the top of its folders (two
-// deep): where the project keeps that kind of test, not which one the
-// session ran.
+// testFile is a test file given as <file> in its folder, or as the top
+// two of its folders when it lies deeper (tests/unit/…): where the
+// project keeps that kind of test, not which one the session ran.
 func testFile(w string) string {
-	if dir := topFolder(path.Dir(w)); dir != "" {
+	switch dir := topFolder(path.Dir(w)); {
+	case strings.HasSuffix(dir, "…"):
+		return dir
+	case dir != "":
 		return dir + "/<file>"
 	}
 	return "<file>"

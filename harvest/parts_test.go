@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -14,10 +15,16 @@ func TestGeneralPart(t *testing.T) {
 		"go test ./internal/repository/... -v -count=1":                    "go test ./internal/repository/...",
 		"go test ./pkg/store/ -run ^TestRotate$ -v":                        "go test ./pkg/store/ -run <test>",
 		"CLI_TEST_SKIP_BUILD=true go test ./test/functional -run ^Test_X$": "CLI_TEST_SKIP_BUILD=true go test ./test/functional -run <test>",
-		"npm test -- tests/unit/features/orchestration/read-model.test.ts": "npm test -- tests/unit/…/<file>",
+		"npm test -- tests/unit/features/orchestration/read-model.test.ts": "npm test -- tests/unit/…",
+		"npm run test -- tests/unit/features/tasks/":                       "npm test -- tests/unit/…", // a folder of them, the same way
+		"pnpm run test -- src/a/b/c.spec.ts":                               "pnpm test -- src/a/…",
+		"npm run test:unit -- tests/unit/x.test.ts":                        "npm run test:unit -- tests/unit/<file>",
+		"bun run test tests/a/b/c.test.ts":                                 "bun run test tests/a/…", // bun test is another runner
+		"go test ./internal/graph/model -run ^TestX$":                      "go test ./internal/graph/… -run <test>",
 		"npm test -- tests/unit/a.test.ts tests/unit/b.test.ts":            "npm test -- tests/unit/<file>",
 		"uv run pytest tests/test_cli.py::test_voice -x --no-header":       "uv run pytest tests/<file>::<test>",
-		"flutter test test/features/vpn/ --reporter compact":               "flutter test test/features/vpn/",
+		"flutter test test/features/vpn/ --reporter compact":               "flutter test test/features/…",
+		"flutter test test/unit --reporter compact":                        "flutter test test/unit",
 		"go test ./internal/api/... ./internal/auth/...":                   "", // two parts: the session's choice
 		"go test -run TestRotate":                                          "", // a test, no part of the project
 		"npx vitest run -t 'renders the list'":                             "",
@@ -48,7 +55,7 @@ func TestPartCommands(t *testing.T) {
 			got[it.Text] = it
 		}
 	}
-	npm := "`npm test -- tests/unit/…/<file>` runs part of the tests."
+	npm := "`npm test -- tests/unit/…` runs part of the tests."
 	goTest := "`go test ./internal/repository/...` runs part of the tests."
 	if it, ok := got[npm]; !ok || it.Status != lore.StatusActive || it.SourceCount != 2 {
 		t.Errorf("%s: %+v (all: %v)", npm, it, slices.Collect(maps.Keys(got)))
@@ -75,7 +82,9 @@ func FuzzGeneralPart(f *testing.F) {
 		}
 		words := strings.Fields(cmd)
 		for _, w := range strings.Fields(got) {
-			if !slices.Contains(words, w) && !strings.Contains(w, "<test>") && !strings.Contains(w, "<file>") {
+			cut, elided := strings.CutSuffix(strings.TrimPrefix(w, "./"), "…")
+			if !slices.Contains(words, w) && !strings.Contains(w, "<test>") && !strings.Contains(w, "<file>") &&
+				!(elided && slices.ContainsFunc(words, func(x string) bool { return strings.Contains(path.Clean(x), cut) })) {
 				t.Errorf("generalPart(%q) = %q: %q is none of the command's words", cmd, got, w)
 			}
 		}

@@ -223,7 +223,8 @@ func TestQuestionsNotHarvested(t *testing.T) {
 // TestRunOneSessionWaits harvests one session into a store: only the
 // pitfall whose fix the session saw work right after is active; the rest
 // (a test command, a symbol's place, a quirk) wait for a second session,
-// which makes them active.
+// which makes them active; a symbol's place, which one search finds, never
+// is.
 func TestRunOneSessionWaits(t *testing.T) {
 	ctx := context.Background()
 	turns := []turn{
@@ -259,10 +260,12 @@ func TestRunOneSessionWaits(t *testing.T) {
 	writeClaude(t, dir, "s-2", cwd, turns)
 	harvestDir(t, st, dir)
 	got = status()
-	for _, s := range waiting {
-		if got[s] != lore.StatusActive {
-			t.Errorf("%q after two sessions: %q, want active", s, got[s])
-		}
+	if s := waiting[0]; got[s] != lore.StatusActive {
+		t.Errorf("%q after two sessions: %q, want active", s, got[s])
+	}
+	// A symbol's place is found by one search: kept, never handed out.
+	if s := waiting[1]; got[s] != lore.StatusCandidate {
+		t.Errorf("%q after two sessions: %q, want candidate (self-evident)", s, got[s])
 	}
 }
 

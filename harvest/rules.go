@@ -636,7 +636,9 @@ func simple(cmd string) bool {
 // when the session saw its definition (func X, type X, class X, def X,
 // interface X, const X …) in output it read: the search's own lines, or
 // a file it then read. One place per symbol; a later sighting of the
-// symbol elsewhere supersedes it in the store (its signature).
+// symbol elsewhere supersedes it in the store (its signature). A place
+// the session found in one search, the next finds so too: self-evident,
+// kept for search, not handed out.
 func (r *ruleRun) definitionFacts() {
 	if r.s.Repo == "" {
 		return
@@ -662,7 +664,7 @@ func (r *ruleRun) definitionFacts() {
 		done[sym] = true
 		text := fmt.Sprintf("%s is defined in %s.", quoteCode(sym), quoteCode(rel))
 		if r.add(lore.Item{Text: text, Category: lore.CategoryFact, Repo: r.s.Repo, Confidence: confShown,
-			Signature: lore.DefinitionSignature(sym)}, c.pos) {
+			Signature: lore.DefinitionSignature(sym), Tags: []string{lore.TagSelfEvident}}, c.pos) {
 			n++
 		}
 	}

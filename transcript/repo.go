@@ -133,16 +133,18 @@ func (c *repoCache) findAbove(dir string) string {
 // settleRepos names the repository of each session resolveJob left
 // without one: the owner/name the other sessions of its folder (or of the
 // repository folder its worktree belongs to) were found in, when they
-// agree and the folder bears that name (bearsName), else the folder's
-// name. Two projects that share only a name stay apart: a repository is
-// taken only from the same folder's sessions.
+// agree and the folder bears that name (bearsName) or is a person's own
+// (inHome), else the folder's name. Two projects that share only a name
+// stay apart: a repository is taken only from the same folder's sessions.
 func settleRepos(sessions []*lore.Session) {
 	known := map[string]string{}
 	for _, s := range sessions {
 		key := repoFolder(s.Cwd)
-		if !bearsName(baseName(key), s.Repo) {
+		if s.Repo == "" || !bearsName(baseName(key), s.Repo) && !inHome(key) {
 			// A folder named otherwise may be a sandbox's (/workspace)
-			// that every repository passes through.
+			// that every repository passes through; one in a person's
+			// home is where they keep a project, under a name of theirs
+			// (~/projects/shop for acme/storefront).
 			continue
 		}
 		switch r, seen := known[key]; {
@@ -190,6 +192,22 @@ func folderRepo(dir string) string {
 	// A folder named after a token (a clone named for its URL) does not
 	// hand the token on to every item learned in it.
 	return lore.RecordName(name)
+}
+
+// inHome reports whether dir is a folder inside a person's home
+// (/home/ann/x, /Users/ann/src/x, C:\Users\ann\x), not the home itself
+// nor one of the tools' hidden folders there.
+func inHome(dir string) bool {
+	parts := strings.FieldsFunc(dir, isPathSep)
+	for i := 0; i+2 < len(parts); i++ {
+		switch parts[i] {
+		case "home", "Users", "users":
+			if i == 0 || i == 1 && strings.HasSuffix(parts[0], ":") {
+				return !hiddenName(parts[i+2])
+			}
+		}
+	}
+	return false
 }
 
 // bearsName reports whether a folder is named for the repository

@@ -297,12 +297,23 @@ func TestSettleRepos(t *testing.T) {
 		{ID: "api-3", Cwd: "/x/api"},                             // is the folder's
 		{ID: "owner-name", Cwd: "/x/acme-web", Repo: "acme/web"}, // a folder named owner-name
 		{ID: "owner-name-2", Cwd: "/x/acme-web"},
-		{ID: "none", Cwd: ""}, // no folder: no repository
+		{ID: "none", Cwd: ""},                                                  // no folder: no repository
+		{ID: "own-1", Cwd: "/home/ann/projects/shop", Repo: "acme/storefront"}, // a person's folder
+		{ID: "own-2", Cwd: "/home/ann/projects/shop"},                          // named otherwise
+		{ID: "mac-1", Cwd: "/Users/ann/shop", Repo: "acme/storefront"},
+		{ID: "mac-2", Cwd: "/Users/ann/shop"},
+		{ID: "win-1", Cwd: `C:\Users\ann\shop`, Repo: "acme/storefront"},
+		{ID: "win-2", Cwd: `C:\Users\ann\shop`},
+		{ID: "home-1", Cwd: "/home/ann", Repo: "ann/dotfiles"}, // the home itself is no project
+		{ID: "home-2", Cwd: "/home/ann"},
+		{ID: "ws-1", Cwd: "/srv/ws", Repo: "acme/api"}, // outside a home: a sandbox, maybe
+		{ID: "ws-2", Cwd: "/srv/ws"},
 	}
 	settleRepos(sessions)
 	want := map[string]string{
 		"claude": "entireio/cli", "worktree": "entireio/cli", "sub": "pkg", "other-cli": "cli",
 		"sandbox-b": "workspace", "web-3": "web", "api-3": "acme/API", "owner-name-2": "acme/web", "none": "",
+		"own-2": "acme/storefront", "mac-2": "acme/storefront", "win-2": "acme/storefront", "home-2": "ann", "ws-2": "ws",
 	}
 	for _, s := range sessions {
 		if w, ok := want[s.ID]; ok && s.Repo != w {
