@@ -571,6 +571,8 @@ type replayer struct {
 	known map[string]string // signature → id of the earliest item learned with it
 	out   WouldHaveKnown
 	weeks map[string]*tally
+	// boots are the tokens and notes of each session's boot.
+	bootTokens, bootNotes []int
 }
 
 // tally counts errors, and those known and delivered.
@@ -591,11 +593,11 @@ func (r *replayer) close() { r.st.Close() }
 // then learns from it.
 func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error {
 	r.out.Sessions++
+	delivered, err := r.delivered(ctx, full, f)
+	if err != nil {
+		return err
+	}
 	if len(f.signatures) > 0 {
-		delivered, err := r.delivered(ctx, full, f)
-		if err != nil {
-			return err
-		}
 		wk := week(full.FirstActive())
 		w := r.weeks[wk]
 		if w == nil {
@@ -627,7 +629,7 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 	// are looked up once the harvest is done. The session is harvested
 	// as read, with its messages, not read once more.
 	var learned []lore.Item
-	_, err := harvest.Run(ctx, []*lore.Session{full}, harvest.Options{Store: r.st, Extractor: harvest.Rules{}, Workers: 1,
+	_, err = harvest.Run(ctx, []*lore.Session{full}, harvest.Options{Store: r.st, Extractor: harvest.Rules{}, Workers: 1,
 		Found: func(_ *lore.Session, items []lore.Item) {
 			for _, it := range items {
 				if _, ok := r.known[it.Signature]; it.Signature != "" && !ok {
@@ -679,6 +681,8 @@ func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map
 	if err != nil {
 		return nil, fmt.Errorf("replay boot: %w", err)
 	}
+	r.bootTokens = append(r.bootTokens, c.Tokens)
+	r.bootNotes = append(r.bootNotes, len(c.Items))
 	sigs := map[string]bool{}
 	for _, p := range c.Items {
 		it, err := r.st.Item(ctx, p.ID)
@@ -694,6 +698,7 @@ func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map
 
 func (r *replayer) result() WouldHaveKnown {
 	out := r.out
+	out.Boots = bootSizes(r.bootTokens, r.bootNotes)
 	out.KnownRate = share(out.Known, out.Errors)
 	out.DeliveredRate = share(out.Delivered, out.Errors)
 	out.Weeks = []Known{}
@@ -703,4 +708,34 @@ func (r *replayer) result() WouldHaveKnown {
 	}
 	sort.Slice(out.Weeks, func(i, j int) bool { return out.Weeks[i].Week < out.Weeks[j].Week })
 	return out
+}
+
+// bootSizes sums up the boots of a replay, tokens[i] and notes[i] being
+// the i-th boot's.
+func bootSizes(tokens, notes []int) BootSizes {
+	b := BootSizes{Sessions: len(tokens)}
+	var with []int
+	for i, n := range notes {
+		if n > 0 {
+			b.WithNotes++
+			with = append(with, tokens[i])
+		}
+		b.MaxNotes = max(b.MaxNotes, n)
+	}
+	b.MedianTokens = quantile(tokens, 0.5)
+	b.P90Tokens = quantile(tokens, 0.9)
+	b.MedianNotes = quantile(notes, 0.5)
+	b.MedianTokensWithNotes = quantile(with, 0.5)
+	return b
+}
+
+// quantile is the q-quantile of xs by nearest rank; 0 for none.
+func quantile(xs []int, q float64) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(len(s)-1, i))]
 }

@@ -137,6 +137,22 @@ type WouldHaveKnown struct {
 	// BySession is every replayed session that met an error, in time
 	// order, with what was known of each error it met.
 	BySession []ReplayedSession `json:"by_session"`
+	// Boots is the size of the boot context each replayed session would
+	// have started with.
+	Boots BootSizes `json:"boots"`
+}
+
+// BootSizes says how big the boots of replayed sessions were: each built
+// for its session's repository and agent, its first user message as the
+// task, from what the sessions before it taught.
+type BootSizes struct {
+	Sessions              int `json:"sessions"`                 // boots built: one per replayed session
+	WithNotes             int `json:"with_notes"`               // of those, boots that held a note
+	MedianTokens          int `json:"median_tokens"`            // of every boot, the header's or empty text's included
+	P90Tokens             int `json:"p90_tokens"`               // the 90th percentile
+	MedianNotes           int `json:"median_notes"`             // notes in a median boot
+	MaxNotes              int `json:"max_notes"`                // in the biggest
+	MedianTokensWithNotes int `json:"median_tokens_with_notes"` // tokens of a median boot that held a note
 }
 
 // ReplayedSession is one replayed session that met errors.

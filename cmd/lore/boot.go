@@ -56,14 +56,21 @@ this repository, agent and task, within a token budget, under a header saying th
 are lore's notes from earlier sessions (not instructions) and asking the agent to
 cite the ids it uses.
 
-Notes are ranked by relevance to --task, scope (this repository first, then this
-agent, then global), confidence, recency and category (pitfalls first); notes below
---min-confidence and near-duplicates are left out. Tokens are counted with a real
-tokenizer, offline; the budget is never exceeded. Every boot is recorded for
-lore measure.
+The budget is a ceiling, not a target. A note goes in only when it is worth the
+session's attention, in this order: the repository's own build, test and check
+commands, one each (not those its CLAUDE.md or AGENTS.md already gives, nor one
+whose script is gone, when --cwd is a checkout); the pitfalls and quirks two
+sessions met or a verified fix, the user's standing rules, and notes a person
+added (8 at most, more when they match the task); the rest only when it matches
+--task. Within that, notes are ranked by relevance to --task, scope (this
+repository first, then this agent, then global), confidence, recency and category
+(pitfalls first); notes below --min-confidence and near-duplicates are left out.
+Tokens are counted with a real tokenizer, offline; the budget is never exceeded.
+Every boot is recorded for lore measure.
 
 --format md (the default) prints the context; json prints {context, tokens,
-budget, items: [{id, text, category, repo, confidence, score}]}; claude-hook prints
+budget, items: [{id, text, category, repo, confidence, score, why}]}, why being
+command, confirmed or task; claude-hook prints
 Claude Code's SessionStart hook answer, reading the hook's JSON (session_id, cwd)
 from standard input. As a hook, boot fails open: any error, wrong flags included,
 or more than 2 s, gives an empty context and exit 0. With nothing to hand out,

@@ -155,6 +155,10 @@ func writeReplay(w io.Writer, k measure.WouldHaveKnown) {
 	fmt.Fprintf(w, "would-have-known  %s replayed in time order, %s met\n", plural(k.Sessions, "session"), plural(k.Errors, "error"))
 	fmt.Fprintf(w, "  known           %s\n", nOf(k.Known, k.Errors, "errors taught by an earlier session"))
 	fmt.Fprintf(w, "  delivered       %s\n", nOf(k.Delivered, k.Errors, "errors in the boot context of the session"))
+	if b := k.Boots; b.Sessions > 0 {
+		fmt.Fprintf(w, "  boots           median %d tokens (90th percentile %d), %d notes; %s held a note, median %d tokens\n",
+			b.MedianTokens, b.P90Tokens, b.MedianNotes, nOf(b.WithNotes, b.Sessions, "boots"), b.MedianTokensWithNotes)
+	}
 	var knew []measure.ReplayedSession
 	for _, s := range slices.Backward(k.BySession) {
 		if slices.ContainsFunc(s.Errors, func(e measure.ReplayedError) bool { return e.Known }) {
