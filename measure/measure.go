@@ -50,14 +50,14 @@ const staleAfter = 90 * 24 * time.Hour
 // facts is what measure keeps of a session read with its messages.
 type facts struct {
 	s          *lore.Session
-	signatures []string        // distinct error signatures met
+	signatures []string // distinct error signatures met
 	// lines are the first error line met of each signature, as the tool
 	// printed it: what tells two errors of one signature apart (values).
 	// Read in memory only; never reported.
-	lines map[string]string
-	cited      map[string]bool // id prefixes cited as lore:ID
-	commands   []string        // shell commands run
-	task       string          // the first user message
+	lines    map[string]string
+	cited    map[string]bool // id prefixes cited as lore:ID
+	commands []string        // shell commands run
+	task     string          // the first user message
 }
 
 // store is what Compute reads of the user's store: its items, which
@@ -579,7 +579,7 @@ func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // replayer is would-have-known: a fresh store, fed one session at a time.
 type replayer struct {
-	st    lore.Store
+	st lore.Store
 	// known are the items learned so far with each error signature, the
 	// earliest first.
 	known map[string][]learnedItem
