@@ -98,6 +98,11 @@ type Boot struct {
 	Task    string
 	Items   []string // the full ids of the items in the context, in order
 	Tokens  int
+	// Withheld says the context was built and not handed over: the
+	// session is held out (lore boot --holdout), for measure to compare
+	// with the sessions that got their notes. Items and Tokens are what
+	// it would have been handed.
+	Withheld bool
 }
 
 // Forgotten is the Extractor of the record lore forget --session writes:

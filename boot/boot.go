@@ -52,6 +52,9 @@ type Context struct {
 	Tokens int      `json:"tokens"`
 	Budget int      `json:"budget"`
 	Items  []Picked `json:"items"`
+	// Withheld says the session is held out (HeldOut): its context was
+	// built and recorded, and is not handed over.
+	Withheld bool `json:"withheld"`
 }
 
 // Picked is an item in a context, with its score.

@@ -160,6 +160,16 @@ func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Optio
 	if replay != nil {
 		m.WouldHaveKnown = replay.result()
 	}
+	if m.Holdout, err = holdout(ctx, st, all, knownSince, opts.Since); err != nil {
+		return m, err
+	}
+	if m.ByAgent, err = splits(ctx, st, all, items, knownSince, opts.Since, func(s *lore.Session) string { return s.Agent }); err != nil {
+		return m, err
+	}
+	if m.ByRepo, err = splits(ctx, st, all, items, knownSince, opts.Since, func(s *lore.Session) string { return s.Repo }); err != nil {
+		return m, err
+	}
+	m.Verdict = verdict(m)
 	return m, nil
 }
 
@@ -344,8 +354,8 @@ func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, sinc
 	}
 	err := st.Boots(ctx, since, func(b lore.Boot) error {
 		f := bySession[b.Session]
-		if f == nil {
-			return nil
+		if f == nil || b.Withheld {
+			return nil // held out: nothing was handed over
 		}
 		h.Boots++
 		for _, id := range b.Items {

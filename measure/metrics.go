@@ -15,6 +15,9 @@ type Metrics struct {
 	Since       string    `json:"since,omitempty"` // YYYY-MM-DD, when asked
 	Repo        string    `json:"repo,omitempty"`
 	Sessions    int       `json:"sessions"` // sessions measured
+	// Verdict is the one line that says whether lore pays, as far as the
+	// figures can tell.
+	Verdict string `json:"verdict"`
 
 	Velocity       Velocity       `json:"velocity"`
 	Coverage       Coverage       `json:"coverage"`
@@ -25,6 +28,11 @@ type Metrics struct {
 	PerSession     []Period       `json:"per_session"`
 	Knowledge      Knowledge      `json:"knowledge"`
 	WouldHaveKnown WouldHaveKnown `json:"would_have_known"`
+	Holdout        Holdout        `json:"holdout"`
+	// ByAgent and ByRepo split the main figures where the sessions mix
+	// agents or repositories; empty where they do not.
+	ByAgent []Split `json:"by_agent"`
+	ByRepo  []Split `json:"by_repo"`
 }
 
 // Velocity is how fast knowledge is learned.

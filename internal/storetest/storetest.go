@@ -1232,7 +1232,8 @@ func testHarvestRecords(e *env) {
 func testBootRecords(e *env) {
 	first := lore.Boot{At: start.Add(time.Hour), Session: "claude-code:s1", Repo: "acme/api", Agent: "claude-code",
 		Task: "fix the push", Items: []string{"aaaaaaaaaaaa", "bbbbbbbbbbbb"}, Tokens: 321}
-	second := lore.Boot{At: start.Add(2 * time.Hour), Items: []string{}}
+	// A held-out session's boot: built, not handed over.
+	second := lore.Boot{At: start.Add(2 * time.Hour), Items: []string{"cccccccccccc"}, Tokens: 40, Withheld: true}
 	for _, b := range []lore.Boot{second, first} { // recorded out of order
 		if err := e.s.RecordBoot(e.ctx, b); err != nil {
 			e.t.Fatal(err)
