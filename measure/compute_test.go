@@ -237,6 +237,10 @@ func TestCompute(t *testing.T) {
 			b.P90Tokens <= b.MedianTokens || b.MedianTokensWithNotes != b.P90Tokens {
 			t.Errorf("boots %+v; want two, the second with one note", b)
 		}
+		if bs := k.Boots.BySession; len(bs) != 2 || bs[0].Session != s1.ID || len(bs[0].Notes) != 0 || len(bs[1].Notes) != 1 ||
+			bs[1].Notes[0].Why == "" || !strings.Contains(bs[1].Notes[0].Text, "push") {
+			t.Errorf("boots by session %+v; want s1's empty, s2's with the push note", bs)
+		}
 		// No store: what would come from it is empty, not an error.
 		if m.Velocity.Items != 0 || m.HitRate.Boots != 0 || m.Coverage.SessionsHarvested != 0 || m.Knowledge.Active != 0 {
 			t.Errorf("with no store: velocity %+v, hit rate %+v, coverage %+v, knowledge %+v", m.Velocity, m.HitRate, m.Coverage, m.Knowledge)

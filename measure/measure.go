@@ -156,7 +156,7 @@ func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Optio
 	}
 	m.PerSession = perSession(kept)
 	m.Knowledge = knowledge(items, now)
-	m.WouldHaveKnown = WouldHaveKnown{Weeks: []Known{}, BySession: []ReplayedSession{}}
+	m.WouldHaveKnown = WouldHaveKnown{Weeks: []Known{}, BySession: []ReplayedSession{}, Boots: BootSizes{BySession: []ReplayedBoot{}}}
 	if replay != nil {
 		m.WouldHaveKnown = replay.result()
 	}
@@ -597,6 +597,7 @@ type replayer struct {
 	weeks map[string]*tally
 	// boots are the tokens and notes of each session's boot.
 	bootTokens, bootNotes []int
+	boots                 []ReplayedBoot
 }
 
 // learnedItem is an item the replay learned: its id in the store, and
@@ -629,7 +630,7 @@ func newReplayer(ctx context.Context, open func(context.Context) (lore.Store, er
 	if err != nil {
 		return nil, err
 	}
-	return &replayer{st: st, known: map[string][]learnedItem{}, weeks: map[string]*tally{},
+	return &replayer{st: st, known: map[string][]learnedItem{}, weeks: map[string]*tally{}, boots: []ReplayedBoot{},
 		out: WouldHaveKnown{BySession: []ReplayedSession{}}}, nil
 }
 
@@ -739,6 +740,11 @@ func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map
 	}
 	r.bootTokens = append(r.bootTokens, c.Tokens)
 	r.bootNotes = append(r.bootNotes, len(c.Items))
+	rb := ReplayedBoot{Session: s.ID, Repo: s.Repo, Agent: s.Agent, Tokens: c.Tokens, Notes: []BootedNote{}}
+	for _, p := range c.Items {
+		rb.Notes = append(rb.Notes, BootedNote{Text: p.Text, Why: p.Why})
+	}
+	r.boots = append(r.boots, rb)
 	sigs := map[string][]string{}
 	for _, p := range c.Items {
 		it, err := r.st.Item(ctx, p.ID)
@@ -755,6 +761,7 @@ func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map
 func (r *replayer) result() WouldHaveKnown {
 	out := r.out
 	out.Boots = bootSizes(r.bootTokens, r.bootNotes)
+	out.Boots.BySession = r.boots
 	out.KnownRate = share(out.Known, out.Errors)
 	out.DeliveredRate = share(out.Delivered, out.Errors)
 	out.Weeks = []Known{}
@@ -769,7 +776,7 @@ func (r *replayer) result() WouldHaveKnown {
 // bootSizes sums up the boots of a replay, tokens[i] and notes[i] being
 // the i-th boot's.
 func bootSizes(tokens, notes []int) BootSizes {
-	b := BootSizes{Sessions: len(tokens)}
+	b := BootSizes{Sessions: len(tokens), BySession: []ReplayedBoot{}}
 	var with []int
 	for i, n := range notes {
 		if n > 0 {

@@ -161,6 +161,25 @@ type BootSizes struct {
 	MedianNotes           int `json:"median_notes"`             // notes in a median boot
 	MaxNotes              int `json:"max_notes"`                // in the biggest
 	MedianTokensWithNotes int `json:"median_tokens_with_notes"` // tokens of a median boot that held a note
+	// BySession is each replayed session's boot, in time order: what a
+	// person reads to judge whether the boots were on point.
+	BySession []ReplayedBoot `json:"by_session"`
+}
+
+// ReplayedBoot is the boot one replayed session would have started with.
+type ReplayedBoot struct {
+	Session string       `json:"session"`
+	Repo    string       `json:"repo"`
+	Agent   string       `json:"agent"`
+	Tokens  int          `json:"tokens"`
+	Notes   []BootedNote `json:"notes"`
+}
+
+// BootedNote is a note of a replayed boot: its text, and why it was in
+// (boot.Picked's why).
+type BootedNote struct {
+	Text string `json:"text"`
+	Why  string `json:"why"`
 }
 
 // ReplayedSession is one replayed session that met errors.
