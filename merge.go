@@ -99,15 +99,19 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 	if confirmed {
 		it.Confidence = CombineConfidence(append(slices.Clone(shares), manual)...)
 	}
-	// A person adding the item as active vouches for it.
-	if mode == Adding && in.Status == StatusActive && it.Status == StatusCandidate {
+	// A person adding the item as active vouches for it. Once a person
+	// decided its status (Decided), sessions leave it as they left it.
+	decided := old.Decided()
+	if mode == Adding && in.Status == StatusActive && it.Status == StatusCandidate && (!decided || len(in.Evidence) == 0) {
 		it.Status = StatusActive
 	}
-	Promote(it)
+	if !decided {
+		Promote(it)
+	}
 	// What the repository's instructions file says, or what is
 	// self-evident, is known: a session that saw it so takes back what
 	// sessions alone made active.
-	if mode == Adding && known(in) && it.Status == StatusActive && manual == 0 {
+	if mode == Adding && known(in) && it.Status == StatusActive && manual == 0 && !decided {
 		it.Status = StatusCandidate
 	}
 	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
@@ -234,10 +238,12 @@ const definitionPrefix = "defined: "
 func DefinitionSignature(symbol string) string { return definitionPrefix + symbol }
 
 // Supersedes reports whether it, when created, supersedes old: another
-// item with its error signature and scope, still active or a candidate.
-// The same error, resolved differently.
+// item with its error signature and scope, still active or a candidate,
+// and not one whose status a person decided (Decided). The same error,
+// resolved differently.
 func (it *Item) Supersedes(old *Item) bool {
-	return old.Signature == it.Signature && SameScope(*it, *old) && old.live() && old.ID != it.ID && it.Superseding()
+	return old.Signature == it.Signature && SameScope(*it, *old) && old.live() && old.ID != it.ID && it.Superseding() &&
+		!old.Decided()
 }
 
 // Supersede marks old superseded by it, and lists old in its Related.

@@ -250,7 +250,7 @@ func TestOnlyActiveItems(t *testing.T) {
 				hidden.ID = lore.ItemID(hidden.Text, hidden.Category, hidden.Repo, hidden.Agent)
 				var err error
 				if status == "retired" {
-					err = st.Retire(ctx, hidden.ID)
+					_, err = st.Review(ctx, hidden.ID, lore.Decision{Action: lore.ReviewRetire})
 				} else {
 					err = st.Supersede(ctx, hidden.ID, lore.ItemID(newer.Text, newer.Category, newer.Repo, newer.Agent))
 				}

@@ -257,14 +257,61 @@ func evidenceAsTable(t *testing.T, s *Store) {
 	}
 }
 
+// itemsWithoutReviews takes the items back to before migration 0009: no
+// history of people's decisions.
+func itemsWithoutReviews(t *testing.T, s *Store) {
+	t.Helper()
+	for _, q := range []string{
+		`ALTER TABLE items DROP COLUMN reviews`,
+		`PRAGMA user_version = 8`,
+	} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 // bootsWithoutHoldout takes the boot records back to before migration
 // 0008: no boot is withheld.
 func bootsWithoutHoldout(t *testing.T, s *Store) {
 	t.Helper()
+	itemsWithoutReviews(t, s)
 	for _, q := range []string{`ALTER TABLE boots DROP COLUMN withheld`, `PRAGMA user_version = 7`} {
 		if _, err := s.db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+}
+
+// TestReviewsMigrate opens a store older than the history of people's
+// decisions: its items have none, and take one.
+func TestReviewsMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Add(ctx, []lore.Item{{Text: "make check runs the linters", Category: lore.CategoryFact,
+		Status: lore.StatusCandidate, Evidence: []lore.Evidence{{Session: "s1"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	itemsWithoutReviews(t, s)
+	s.Close()
+
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	it, err := s.Item(ctx, res[0].ID)
+	if err != nil || len(it.Reviews) != 0 || it.Status != lore.StatusCandidate {
+		t.Fatalf("after migrating: %+v, %v; want the candidate with no reviews", it, err)
+	}
+	it, err = s.Review(ctx, it.ID, lore.Decision{Action: lore.ReviewPromote, By: "ann"})
+	if err != nil || it.Status != lore.StatusActive || len(it.Reviews) != 1 {
+		t.Errorf("promoted after migrating: %+v, %v", it, err)
 	}
 }
 

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/transcript"
 )
@@ -25,8 +27,9 @@ func newShowCmd(fac *factory, runF func(context.Context, *showOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one knowledge item with its evidence",
-		Long: `Show one knowledge item: its text, scope, confidence, status, times, and the
-sessions it was learned from. ID may be the start of an id, when only one item
+		Long: `Show one knowledge item: its text, scope, confidence, status, times, the
+sessions it was learned from, and its history: what people decided about it
+(lore review, promote, edit, forget), when and by whom. ID may be the start of an id, when only one item
 starts so.
 
 ` + storeHelp,
@@ -59,7 +62,13 @@ func showRun(ctx context.Context, opts *showOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, it, jsonIndent, jsonEscapeHTML)
 	}
-	w := opts.IO.Out
+	return printItem(ctx, opts.IO.Out, s, it)
+}
+
+// printItem prints an item for people, as lore show and lore review
+// show it: its text, scope, times, tags, related items (looked up in s),
+// evidence and the history of what people decided about it.
+func printItem(ctx context.Context, w io.Writer, s lore.Store, it lore.Item) error {
 	fmt.Fprintf(w, "%s  %s · %s · confidence %.2f · %d session(s)\n\n", it.ID, it.Category, it.Status, it.Confidence, it.SourceCount)
 	fmt.Fprintf(w, "%s\n\n", it.Text)
 	row := func(k, v string) { fmt.Fprintf(w, "%-12s%s\n", k, v) }
@@ -99,5 +108,40 @@ func showRun(ctx context.Context, opts *showOptions) error {
 		}
 		row(k, fmt.Sprintf("%s message %d", e.Session, e.Position))
 	}
+	for i, r := range it.Reviews {
+		k := ""
+		if i == 0 {
+			k = "history"
+		}
+		row(k, describeReview(r))
+	}
 	return nil
+}
+
+// describeReview says in a line what a person decided.
+func describeReview(r lore.Review) string {
+	var b strings.Builder
+	b.WriteString(r.At.Local().Format("2006-01-02 15:04") + "  ")
+	switch r.Action {
+	case lore.ReviewKeep:
+		b.WriteString("kept as " + string(r.To))
+	case lore.ReviewPromote:
+		b.WriteString("promoted")
+	case lore.ReviewRetire:
+		b.WriteString("retired")
+	case lore.ReviewEdit:
+		b.WriteString("edited")
+	default:
+		b.WriteString(string(r.Action))
+	}
+	if r.From != r.To {
+		fmt.Fprintf(&b, " (%s → %s)", r.From, r.To)
+	}
+	if r.By != "" {
+		b.WriteString(" by " + r.By)
+	}
+	if r.Action == lore.ReviewEdit {
+		fmt.Fprintf(&b, "; was: %s", oneLine(r.OldText, 100))
+	}
+	return b.String()
 }
