@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/harvest"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/transcript"
 )
@@ -107,6 +109,11 @@ func printItem(ctx context.Context, w io.Writer, s lore.Store, it lore.Item) err
 			k = "evidence"
 		}
 		row(k, fmt.Sprintf("%s message %d", e.Session, e.Position))
+		if i < maxExcerpts {
+			if x := excerpt(ctx, s, e); x != "" {
+				row("", "  “"+x+"”")
+			}
+		}
 	}
 	for i, r := range it.Reviews {
 		k := ""
@@ -144,4 +151,53 @@ func describeReview(r lore.Review) string {
 		fmt.Fprintf(&b, "; was: %s", oneLine(r.OldText, 100))
 	}
 	return b.String()
+}
+
+// maxExcerpts is how many of an item's sessions show the message they
+// taught it: each is read from its transcript.
+const maxExcerpts = 3
+
+// excerpt returns, in a line and redacted, the message evidence e cites,
+// read from the transcript the rules harvested its session from; "" when
+// the session was not harvested so (added by hand, by a model), or its
+// transcript is gone or changed.
+func excerpt(ctx context.Context, s lore.Store, e lore.Evidence) string {
+	rec, ok, err := s.Harvested(ctx, e.Session, harvest.Rules{}.Name())
+	if err != nil || !ok || rec.Path == "" {
+		return ""
+	}
+	if _, err := os.Stat(rec.Path); err != nil {
+		return ""
+	}
+	sessions, err := transcript.Read(ctx, rec.Path, transcript.Options{Messages: true})
+	if err != nil {
+		return ""
+	}
+	for _, ss := range sessions {
+		if ss.ID != e.Session {
+			continue
+		}
+		for _, m := range ss.Messages {
+			if m.Index == e.Position {
+				return oneLine(secrets.String(messageText(m)), 160)
+			}
+		}
+	}
+	return ""
+}
+
+// messageText is what a message says: its text, else its tool calls,
+// else its tool results.
+func messageText(m lore.Message) string {
+	if strings.TrimSpace(m.Text) != "" {
+		return m.Text
+	}
+	var parts []string
+	for _, c := range m.ToolCalls {
+		parts = append(parts, c.Name+" "+c.Input)
+	}
+	for _, r := range m.ToolResults {
+		parts = append(parts, r.Output)
+	}
+	return strings.Join(parts, " · ")
 }
