@@ -18,11 +18,44 @@ type listOptions struct {
 	IO  *iostreams.IOStreams
 	Env transcript.Env
 	storeOptions
-	Filter   lore.Filter
+	itemFlags
+	Filter lore.Filter
+	Status string
+	Limit  int
+	JSON   bool
+}
+
+// itemFlags choose items by scope and category, as a person names them:
+// list, review and search take them.
+type itemFlags struct {
+	Repo     string
+	Agent    string
 	Category string
-	Status   string
-	Limit    int
-	JSON     bool
+}
+
+// addFlags adds --repo, --agent and --category, saying which of items
+// they select ("items", "candidates").
+func (o *itemFlags) addFlags(cmd *cobra.Command, items string) {
+	cmd.Flags().StringVar(&o.Repo, "repo", "", "only "+items+" of this repository: "+repoFilterFlag)
+	cmd.Flags().StringVar(&o.Agent, "agent", "", "only "+items+" scoped to this agent")
+	cmd.Flags().StringVarP(&o.Category, "category", "c", "", "only "+items+" of this category")
+}
+
+// filter checks the flags and sets them in f.
+func (o *itemFlags) filter(f *lore.Filter) error {
+	if o.Category != "" {
+		c, err := lore.ParseCategory(o.Category)
+		if err != nil {
+			return usageError{err}
+		}
+		f.Category = c
+	}
+	if err := checkAgent(o.Agent); err != nil {
+		return err
+	}
+	f.Repo, f.Agent = o.Repo, o.Agent
+	f.AnyOwner = true // --repo is a person's filter: lore.RepoMatches
+	return nil
 }
 
 func newListCmd(fac *factory, runF func(context.Context, *listOptions) error) *cobra.Command {
@@ -52,22 +85,14 @@ writes them.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Category != "" {
-				c, err := lore.ParseCategory(opts.Category)
-				if err != nil {
-					return usageError{err}
-				}
-				opts.Filter.Category = c
+			if err := opts.filter(&opts.Filter); err != nil {
+				return err
 			}
 			f, err := parseStatusFilter(opts.Status)
 			if err != nil {
 				return err
 			}
 			opts.Filter.Statuses, opts.Filter.AnyStatus = f.Statuses, f.AnyStatus
-			opts.Filter.AnyOwner = true // --repo is a person's filter: lore.RepoMatches
-			if err := checkAgent(opts.Filter.Agent); err != nil {
-				return err
-			}
 			if opts.Limit < 0 {
 				return usagef("--limit %d: want 0 (every item) or more", opts.Limit)
 			}
@@ -77,10 +102,8 @@ writes them.
 			return listRun(cmd.Context(), opts)
 		},
 	}
+	opts.addFlags(cmd, "items")
 	f := cmd.Flags()
-	f.StringVar(&opts.Filter.Repo, "repo", "", "only items of this repository: "+repoFilterFlag)
-	f.StringVar(&opts.Filter.Agent, "agent", "", "only items scoped to this agent")
-	f.StringVarP(&opts.Category, "category", "c", "", "only items of this category")
 	f.StringVar(&opts.Status, "status", "active,candidate", "only items with this status (active, candidate, superseded, retired; comma-separated), or any")
 	f.IntVarP(&opts.Limit, "limit", "n", 0, "at most this many items (0: every one)")
 	f.BoolVar(&opts.Filter.Expired, "expired", false, "include items whose expiry has passed")

@@ -21,8 +21,8 @@ type reviewOptions struct {
 	IO  *iostreams.IOStreams
 	Env transcript.Env
 	storeOptions
-	Filter   lore.Filter
-	Category string
+	itemFlags
+	Filter lore.Filter
 }
 
 func newReviewCmd(fac *factory, runF func(context.Context, *reviewOptions) error) *cobra.Command {
@@ -62,17 +62,9 @@ promote ID, lore forget ID and lore edit ID --text TEXT.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Category != "" {
-				c, err := lore.ParseCategory(opts.Category)
-				if err != nil {
-					return usageError{err}
-				}
-				opts.Filter.Category = c
-			}
-			if err := checkAgent(opts.Filter.Agent); err != nil {
+			if err := opts.filter(&opts.Filter); err != nil {
 				return err
 			}
-			opts.Filter.AnyOwner = true
 			opts.Filter.Statuses = []lore.Status{lore.StatusCandidate}
 			if !opts.IO.IsStdinTTY() || !opts.IO.IsStdoutTTY() {
 				return usagef("lore review asks at a terminal, and this is none; instead: lore list --status candidate, " +
@@ -84,10 +76,7 @@ promote ID, lore forget ID and lore edit ID --text TEXT.
 			return reviewRun(cmd.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&opts.Filter.Repo, "repo", "", "only candidates of this repository: "+repoFilterFlag)
-	f.StringVar(&opts.Filter.Agent, "agent", "", "only candidates scoped to this agent")
-	f.StringVarP(&opts.Category, "category", "c", "", "only candidates of this category")
+	opts.addFlags(cmd, "candidates")
 	opts.addFlag(cmd)
 	return cmd
 }
