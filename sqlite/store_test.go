@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/dedup"
 	"github.com/lorehq/lore/internal/storetest"
 )
 
@@ -72,6 +73,57 @@ func TestIndexStaysConsistent(t *testing.T) {
 			t.Errorf("Search(%q) = %d hits, %v; want %d", q, len(hits), err, want)
 		}
 	}
+}
+
+// TestEditKeepsIndex: an edit re-indexes the item's text and tags, adds
+// the band keys of its new text beside those of its old one, and deleting
+// the item takes both away.
+func TestEditKeepsIndex(t *testing.T) {
+	s := open(t, nil)
+	ctx := context.Background()
+	res, err := s.Add(ctx, []lore.Item{
+		{Text: "The zebra service restarts nightly", Category: lore.CategoryFact, Tags: []string{"ops"}},
+		{Text: "The yak cache is flushed on deploy", Category: lore.CategoryFact},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Review(ctx, res[0].ID, lore.Decision{Action: lore.ReviewEdit, Text: "The okapi service restarts at noon", Hold: true}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(wantBands int) {
+		t.Helper()
+		if _, err := s.db.Exec(`INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+			t.Fatalf("full-text index inconsistent: %v", err)
+		}
+		var bands, orphans int
+		if err := s.db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE band & ? NOT IN (SELECT rowid FROM items)) FROM bands`,
+			bandItem).Scan(&bands, &orphans); err != nil || bands != wantBands || orphans != 0 {
+			t.Errorf("%d band keys, %d of deleted items (%v); want %d", bands, orphans, err, wantBands)
+		}
+	}
+	// The keys of the old and the new text (some may be the same), and
+	// the other item's.
+	keys := map[int64]bool{}
+	for _, text := range []string{"The zebra service restarts nightly", "The okapi service restarts at noon"} {
+		for _, k := range newFingerprint(lore.Item{Text: text, Category: lore.CategoryFact}).keys {
+			keys[k] = true
+		}
+	}
+	if len(keys) <= dedup.Bands {
+		t.Fatalf("the old and the new text share every band key")
+	}
+	check(len(keys) + dedup.Bands)
+	for q, want := range map[string]int{"okapi noon": 1, lore.TagHeld: 1, "ops": 1, "zebra": 0, "yak": 1} {
+		hits, err := s.Search(ctx, lore.Query{Text: q, Filter: lore.Filter{AnyStatus: true}})
+		if err != nil || len(hits) != want {
+			t.Errorf("Search(%q) = %d hits, %v; want %d", q, len(hits), err, want)
+		}
+	}
+	if err := s.Delete(ctx, res[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	check(dedup.Bands)
 }
 
 // TestBoundedSearch: a bounded search does not score every match of a
