@@ -157,16 +157,20 @@ func describeReview(r lore.Review) string {
 // taught it: each is read from its transcript.
 const maxExcerpts = 3
 
+// maxExcerptFile is the largest transcript an excerpt is read from:
+// showing an item must not read a long agent's whole history.
+const maxExcerptFile = 32 << 20
+
 // excerpt returns, in a line and redacted, the message evidence e cites,
-// read from the transcript the rules harvested its session from; "" when
-// the session was not harvested so (added by hand, by a model), or its
-// transcript is gone or changed.
+// read from the transcript file the rules harvested its session from; ""
+// when the session was not harvested so (added by hand, by a model), its
+// transcript is gone, changed, a folder or larger than maxExcerptFile.
 func excerpt(ctx context.Context, s lore.Store, e lore.Evidence) string {
 	rec, ok, err := s.Harvested(ctx, e.Session, harvest.Rules{}.Name())
 	if err != nil || !ok || rec.Path == "" {
 		return ""
 	}
-	if _, err := os.Stat(rec.Path); err != nil {
+	if fi, err := os.Stat(rec.Path); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxExcerptFile {
 		return ""
 	}
 	sessions, err := transcript.Read(ctx, rec.Path, transcript.Options{Messages: true})
