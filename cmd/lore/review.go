@@ -46,7 +46,7 @@ The most confirmed candidates come first. Every decision is recorded on the item
 (lore show ID lists them), and no harvest undoes one: a promoted, retired or
 edited item keeps the status you left it in.
 
-lore review needs a terminal. Elsewhere (a script, an agent), list the
+lore review needs a terminal (elsewhere it exits 2). In a script or an agent, list the
 candidates with lore list --status candidate --json and decide with lore
 promote ID, lore forget ID and lore edit ID --text TEXT.
 
