@@ -98,6 +98,12 @@ func TestPromote(t *testing.T) {
 	if !slices.Contains(s.search("docker"), ids["docker"]) {
 		t.Error("a promoted item is not searched among active ones")
 	}
+	// Vouched for, it is handed to a new session whatever its task, as a
+	// note a person wrote; the candidates are not.
+	if out := s.must("boot", "--repo", "acme/api", "--task", "fix the login page"); !strings.Contains(out, "need Docker running") ||
+		strings.Contains(out, "golangci-lint") {
+		t.Errorf("boot after promoting one candidate:\n%s", out)
+	}
 	var js lore.Item
 	if err := json.Unmarshal([]byte(s.must("promote", ids["docker"], "--json")), &js); err != nil || js.ID != ids["docker"] || len(js.Reviews) != 2 {
 		t.Errorf("promote --json of an active item: %+v, %v; want the item with a second review", js, err)
