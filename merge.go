@@ -111,7 +111,7 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 	// What the repository's instructions file says, or what is
 	// self-evident, is known: a session that saw it so takes back what
 	// sessions alone made active.
-	if mode == Adding && known(in) && it.Status == StatusActive && manual == 0 && !decided {
+	if mode == Adding && Known(in) && it.Status == StatusActive && manual == 0 && !decided {
 		it.Status = StatusCandidate
 	}
 	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
@@ -127,7 +127,7 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 // machine (see OneOff). It reports whether it did.
 func Promote(it *Item) bool {
 	if it.Status != StatusCandidate || it.SourceCount < 2 || it.Confidence < PromoteConfidence ||
-		slices.Contains(it.Tags, TagHeld) || known(*it) || OneOff(it.Text) {
+		slices.Contains(it.Tags, TagHeld) || Known(*it) || OneOff(it.Text) {
 		return false
 	}
 	it.Status = StatusActive
@@ -144,7 +144,7 @@ func Promote(it *Item) bool {
 // it active when a second session confirms it. Items a person adds (lore
 // add, an import) are theirs to make active.
 func Earned(it Item) bool {
-	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || known(it) || OneOff(it.Text) {
+	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || Known(it) || OneOff(it.Text) {
 		return false
 	}
 	if slices.Contains(it.Tags, TagVerified) {
@@ -172,9 +172,10 @@ const TagDocumented = "documented"
 // would save no step and take a note's place.
 const TagSelfEvident = "self-evident"
 
-// known reports whether an item is known without lore: documented by the
-// repository for its agents, or self-evident.
-func known(it Item) bool {
+// Known reports whether an item is known without lore: documented by the
+// repository for its agents, or self-evident. It is kept for search, and
+// sessions never make it active.
+func Known(it Item) bool {
 	return slices.Contains(it.Tags, TagDocumented) || slices.Contains(it.Tags, TagSelfEvident)
 }
 

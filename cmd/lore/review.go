@@ -23,6 +23,7 @@ type reviewOptions struct {
 	storeOptions
 	itemFlags
 	Filter lore.Filter
+	All    bool
 }
 
 func newReviewCmd(fac *factory, runF func(context.Context, *reviewOptions) error) *cobra.Command {
@@ -42,7 +43,10 @@ and asks what to do:
   s  skip     decide later; asked about again next time
   q  quit
 
-The most confirmed candidates come first. Every decision is recorded on the item
+The most confirmed candidates come first. Candidates lore keeps only for search,
+since the repository's instructions file gives them or the next session would be
+told on the spot (tagged documented or self-evident), are asked about only with
+--all. Every decision is recorded on the item
 (lore show ID lists them), and no harvest undoes one: a promoted, retired or
 edited item keeps the status you left it in.
 
@@ -77,6 +81,7 @@ promote ID, lore forget ID and lore edit ID --text TEXT.
 		},
 	}
 	opts.addFlags(cmd, "candidates")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "ask about the candidates tagged documented or self-evident too")
 	opts.addFlag(cmd)
 	return cmd
 }
@@ -91,12 +96,22 @@ func reviewRun(ctx context.Context, opts *reviewOptions) error {
 	if err != nil {
 		return err
 	}
-	items = slices.DeleteFunc(items, func(it lore.Item) bool { return it.Kept() })
+	known := 0
+	items = slices.DeleteFunc(items, func(it lore.Item) bool {
+		if !opts.All && lore.Known(it) && !it.Kept() {
+			known++
+			return true
+		}
+		return it.Kept()
+	})
 	// The most confirmed first: they are the nearest to being handed out.
 	slices.SortStableFunc(items, func(a, b lore.Item) int {
 		return cmp.Or(cmp.Compare(b.SourceCount, a.SourceCount), cmp.Compare(b.Confidence, a.Confidence),
 			b.FirstSeen.Compare(a.FirstSeen), cmp.Compare(a.ID, b.ID))
 	})
+	if known > 0 {
+		fmt.Fprintf(opts.IO.Out, "%d candidate(s) lore keeps only for search (documented or self-evident) are left out; --all asks about them too.\n", known)
+	}
 	if len(items) == 0 {
 		fmt.Fprintln(opts.IO.Out, "No candidates to review.")
 		return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -308,12 +309,24 @@ func TestReviewQuitAndFilters(t *testing.T) {
 	if r := reviewAt(t, s, "", "--repo", "acme/web"); !strings.Contains(r.stdout, "No candidates to review.") {
 		t.Errorf("review of a repository without candidates:\n%s", r.stdout)
 	}
+	// What lore keeps only for search is asked about with --all.
+	known := s.add("`go test ./...` runs the tests", "--category", "fact", "--repo", "acme/api", "--status", "candidate",
+		"--tag", lore.TagSelfEvident, "--session", "claude-code:s5")
+	r = reviewAt(t, s, "", "--repo", "acme/api", "--category", "fact")
+	if !strings.Contains(r.stdout, "1 candidate(s) lore keeps only for search (documented or self-evident) are left out; --all") ||
+		strings.Contains(r.stdout, known) {
+		t.Errorf("review leaves out a self-evident candidate silently or asks about it:\n%s", r.stdout)
+	}
+	r = reviewAt(t, s, "s\ns\ns\n", "--repo", "acme/api", "--category", "fact", "--all")
+	if !strings.Contains(r.stdout, "── 3 of 3 ──") || !strings.Contains(r.stdout, known) {
+		t.Errorf("review --all does not ask about the self-evident candidate:\n%s", r.stdout)
+	}
 	// An empty edit changes nothing and asks again.
 	r = reviewAt(t, s, "e\n\nq\n", "--category", "pitfall")
 	if !strings.Contains(r.stdout, "not edited") {
 		t.Errorf("an empty edit:\n%s", r.stdout)
 	}
-	for _, id := range ids {
+	for _, id := range append(slices.Collect(maps.Values(ids)), known) {
 		if it := s.show(id); len(it.Reviews) != 0 {
 			t.Errorf("%s was recorded: %+v", id, it.Reviews)
 		}
