@@ -183,22 +183,25 @@ func excerpt(ctx context.Context, s lore.Store, e lore.Evidence) string {
 		}
 		for _, m := range ss.Messages {
 			if m.Index == e.Position {
-				return oneLine(secrets.String(messageText(m)), 160)
+				return oneLine(secrets.String(messageText(m)), 240)
 			}
 		}
 	}
 	return ""
 }
 
-// messageText is what a message says: its text, else its tool calls,
-// else its tool results.
+// messageText is what a message says: its text and its tool calls, else
+// its tool results.
 func messageText(m lore.Message) string {
-	if strings.TrimSpace(m.Text) != "" {
-		return m.Text
-	}
 	var parts []string
+	if strings.TrimSpace(m.Text) != "" {
+		parts = append(parts, m.Text)
+	}
 	for _, c := range m.ToolCalls {
 		parts = append(parts, c.Name+" "+c.Input)
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, " · ")
 	}
 	for _, r := range m.ToolResults {
 		parts = append(parts, r.Output)
