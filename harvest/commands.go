@@ -51,9 +51,12 @@ func wordsKey(words []string) string {
 // mainWords returns the words of the command that matters in cmd, from
 // its program on: the first of each pipeline, the last of a chain that is
 // not incidental (cd, export, echo).
-func mainWords(cmd string) []string {
+func mainWords(cmd string) []string { return mainWordsOf(shellcmd.Split(cmd)) }
+
+// mainWordsOf is mainWords of a command line already split.
+func mainWordsOf(cmds []shellcmd.Command) []string {
 	var main []string
-	for _, c := range shellcmd.Split(cmd) {
+	for _, c := range cmds {
 		if c.Piped {
 			continue
 		}
@@ -68,9 +71,12 @@ func mainWords(cmd string) []string {
 
 // normCommand is a command as an item shows it: the commands that matter,
 // without cd into the session's folder, output trimming or redirections.
-func normCommand(cmd string) string {
+func normCommand(cmd string) string { return normCommandOf(shellcmd.Split(cmd)) }
+
+// normCommandOf is normCommand of a command line already split.
+func normCommandOf(cmds []shellcmd.Command) string {
 	var kept []string
-	for _, c := range shellcmd.Split(cmd) {
+	for _, c := range cmds {
 		if c.Piped || c.Words[0] == "cd" || c.Words[0] == "echo" || c.Words[0] == "clear" {
 			continue
 		}
@@ -161,8 +167,11 @@ var lookKeys = set(`ls cat head tail less more grep rg ag ack find fd pwd echo p
 	git_ls-files git_grep cd EOF`)
 
 // dryRun reports whether a command only shows what it would do.
-func dryRun(cmd string) bool {
-	for _, c := range shellcmd.Split(cmd) {
+func dryRun(cmd string) bool { return dryRunOf(shellcmd.Split(cmd)) }
+
+// dryRunOf is dryRun of a command line already split.
+func dryRunOf(cmds []shellcmd.Command) bool {
+	for _, c := range cmds {
 		for _, w := range c.Words {
 			if w == "-n" || w == "--dry-run" || w == "--dryrun" || w == "--just-print" {
 				return true
@@ -235,14 +244,15 @@ func changes(cmd string) bool {
 	return setupKeys[key] || changeKeys[key] || changeKeys[program(key)]
 }
 
-// selective reports whether a test command runs only some tests.
 var selectivePattern = regexp.MustCompile(`\s-(run|k|t|-filter|-grep|-testNamePattern|-tests?)[\s=]|::|_test\.go\b|\.(test|spec)\.[jt]sx?\b|\btest_\w+\.py\b|\w+_test\.py\b`)
 
-func selective(cmd string) bool {
+// selective reports whether a test command runs only some tests; words
+// are its main words (mainWords).
+func selective(cmd string, words []string) bool {
 	if selectivePattern.MatchString(cmd) {
 		return true
 	}
-	for _, w := range mainWords(cmd)[1:] {
+	for _, w := range words[1:] {
 		if strings.Contains(w, "/") && w != "./..." && !strings.HasPrefix(w, "-") || strings.ContainsAny(w, "*?") {
 			return true // a part of the project: one package, one folder, a glob
 		}
@@ -254,13 +264,19 @@ var versionCommandPattern = lazyRegexp(`^\S+( version| --version| -v| -V| -versi
 
 // versionCommand reports whether a command only prints a version.
 func versionCommand(cmd string) bool {
+	return versionCommandOf(cmd, func() string { return normCommand(cmd) })
+}
+
+// versionCommandOf is versionCommand of a command whose normal form
+// (normCommand) norm returns.
+func versionCommandOf(cmd string, norm func() string) bool {
 	// The query's last word, as written, holds "version", -v or -V, or a
 	// quote that normCommand takes out: most commands hold none, and are
 	// not split.
 	if !holdsAny(cmd, versionWords) {
 		return false
 	}
-	return versionCommandPattern().MatchString(normCommand(cmd))
+	return versionCommandPattern().MatchString(norm())
 }
 
 var versionWords = []string{"version", "-v", "-V", `"`, "'"}

@@ -139,13 +139,15 @@ func (o *origins) strangers(text string) bool {
 // first returns the index in said of where the longest telling of f that
 // the session holds first appears, and how many words it has; -1 when the
 // session lacks even the shortest. Each telling extends the one before
-// it, so that the search stops at the first the session lacks.
+// it, so that the search stops at the first the session lacks, and
+// starts where the one before first appears: no text before it holds
+// the shorter telling, nor so the longer.
 func (o *origins) first(f fragment) (at, n int) {
 	at = -1
 	for n := f.min; n <= len(f.words); n++ {
 		t := strings.Join(f.words[:n], " ")
 		i := -1
-		for k := range o.said {
+		for k := max(at, 0); k < len(o.said); k++ {
 			if o.said[k].contains(t) {
 				i = k
 				break
