@@ -33,40 +33,65 @@ type said struct {
 	text, words string
 }
 
+// telling is a text searched for in every text of a session (contains),
+// with what the search needs of it worked out once.
+type telling struct {
+	text    string
+	words   []string // its words
+	longest string   // the longest of them
+}
+
+func newTelling(t string) telling {
+	words := strings.Fields(t)
+	return telling{text: t, words: words, longest: longest(words)}
+}
+
 // contains reports whether the text holds t, its spaces collapsed.
-func (s *said) contains(t string) bool {
+func (s *said) contains(t telling) bool {
 	if s.text == "" {
-		if strings.Contains(s.raw, t) {
+		if strings.Contains(s.raw, t.text) {
 			return true
 		}
 		// Collapsing the spaces of a text (a whole file, a long output)
 		// is dear: only a t of several words, each of them in the text,
 		// may be there once it is done. A word alone is there as it is.
-		words := strings.Fields(t)
-		if len(words) < 2 || !strings.Contains(s.raw, longest(words)) {
+		if len(t.words) < 2 || !strings.Contains(s.raw, t.longest) {
 			return false
 		}
-		for _, w := range words {
+		for _, w := range t.words {
 			if !strings.Contains(s.raw, w) {
 				return false
 			}
 		}
 		s.text = collapse(s.raw)
 	}
-	return strings.Contains(s.text, t)
+	return strings.Contains(s.text, t.text)
+}
+
+// wordRun is a run of words in lower case searched for in every text of
+// a session (hasWords), with what the search needs of it worked out once.
+type wordRun struct {
+	spaced string // the words between spaces, and a space before and after
+	// longest is the longest word, as written in lower case, with its
+	// first letter in upper case, and in upper case.
+	longest [3]string
+}
+
+func newWordRun(run []string) wordRun {
+	w := longest(run)
+	return wordRun{spaced: " " + strings.Join(run, " ") + " ", longest: [3]string{w, strings.ToUpper(w[:1]) + w[1:], strings.ToUpper(w)}}
 }
 
 // hasWords reports whether the text holds run, words in lower case
 // between spaces, as they ran.
-func (s *said) hasWords(run []string) bool {
+func (s *said) hasWords(run wordRun) bool {
 	if s.words == "" {
-		w := longest(run)
-		if !strings.Contains(s.raw, w) && !strings.Contains(s.raw, strings.ToUpper(w[:1])+w[1:]) && !strings.Contains(s.raw, strings.ToUpper(w)) {
+		if !strings.Contains(s.raw, run.longest[0]) && !strings.Contains(s.raw, run.longest[1]) && !strings.Contains(s.raw, run.longest[2]) {
 			return false
 		}
 		s.words = " " + strings.Join(strings.FieldsFunc(strings.ToLower(s.raw), notWordRune), " ") + " "
 	}
-	return strings.Contains(s.words, " "+strings.Join(run, " ")+" ")
+	return strings.Contains(s.words, run.spaced)
 }
 
 // longest is the longest of words, the rarest most likely.
@@ -145,7 +170,7 @@ func (o *origins) strangers(text string) bool {
 func (o *origins) first(f fragment) (at, n int) {
 	at = -1
 	for n := f.min; n <= len(f.words); n++ {
-		t := strings.Join(f.words[:n], " ")
+		t := newTelling(strings.Join(f.words[:n], " "))
 		i := -1
 		for k := max(at, 0); k < len(o.said); k++ {
 			if o.said[k].contains(t) {
@@ -200,8 +225,9 @@ func (o *origins) echoes(text string) bool {
 		}
 		o.read()
 		for i := 0; i+echoWords <= len(ws); i++ {
+			run := newWordRun(ws[i : i+echoWords])
 			for k := range o.said {
-				if o.said[k].hasWords(ws[i : i+echoWords]) {
+				if o.said[k].hasWords(run) {
 					if o.said[k].stranger {
 						return true
 					}
@@ -388,8 +414,9 @@ const minQuoteWords = 4
 // comes before the agent's message that repeats it.
 func (o *origins) quoted(words []string, first, last int) (int, bool) {
 	o.read()
+	run := newWordRun(words)
 	for k := range o.said {
-		if p := o.said[k].pos; p >= first && p <= last && o.said[k].hasWords(words) {
+		if p := o.said[k].pos; p >= first && p <= last && o.said[k].hasWords(run) {
 			return p, true
 		}
 	}
