@@ -244,12 +244,20 @@ func changes(cmd string) bool {
 	return setupKeys[key] || changeKeys[key] || changeKeys[program(key)]
 }
 
-var selectivePattern = regexp.MustCompile(`\s-(run|k|t|-filter|-grep|-testNamePattern|-tests?)[\s=]|::|_test\.go\b|\.(test|spec)\.[jt]sx?\b|\btest_\w+\.py\b|\w+_test\.py\b`)
+// selectivePatterns are what a command running some of the tests holds:
+// a flag picking tests, a test's path, a test file. Each is read only on a
+// command holding its word (see alternatives).
+var selectivePatterns = alternatives{
+	{"-run", `\s-run[\s=]`}, {"-k", `\s-k[\s=]`}, {"-t", `\s-t[\s=]`}, {"--filter", `\s--filter[\s=]`}, {"--grep", `\s--grep[\s=]`},
+	{"--testNamePattern", `\s--testNamePattern[\s=]`}, {"--test", `\s--tests?[\s=]`},
+	{"::", `::`}, {"_test.go", `_test\.go\b`}, {".test.", `\.test\.[jt]sx?\b`}, {".spec.", `\.spec\.[jt]sx?\b`},
+	{"test_", `\btest_\w+\.py\b`}, {"_test.py", `\w+_test\.py\b`},
+}.compiled()
 
 // selective reports whether a test command runs only some tests; words
 // are its main words (mainWords).
 func selective(cmd string, words []string) bool {
-	if selectivePattern.MatchString(cmd) {
+	if matchAny(selectivePatterns, cmd) {
 		return true
 	}
 	for _, w := range words[1:] {
@@ -576,18 +584,58 @@ func helpOnly(words []string) bool {
 
 var (
 	destructivePattern = lazyRegexp(`\brm\s+(-\w*[rR]\w*f|-\w*f\w*[rR]|-[rR]\s+-f|-f\s+-[rR]|--recursive)|\bgit\s+(stash\s+(drop|clear)|checkout\s+(-f\b|--\s|\.(\s|$))|reset\s+--hard|clean\s+-\w*[fdx]|push\s+.*(--force\b|-f\b|--force-with-lease)|branch\s+-D|restore\s)|\bdrop\s+(table|database|schema)\b|\btruncate\s+table\b`)
-	writesPattern      = lazyRegexp(`(^|[^0-9&>=-])>{1,2}\s*[^&\s/]|>{1,2}\s*/(?:[^d]|d[^e]|de[^v])|\bsed\s+(-\w+\s+)*-i|\bperl\s+-\w*i|\btee\b|--write\b|--fix\b|\bgofmt\s+(-\w+\s+)*-w\b|\bgoimports\s+.*-w\b|\bgit\s+(apply|am|restore|reset|stash|merge|rebase|cherry-pick|revert|pull)\b|\bgit\s+(checkout|switch)\s+([^-\s]|--\s)|\bpatch\b|\bcp\b|\bmv\b|\btouch\b|\bmkdir\b|\brm\b|\bln\b|\btruncate\b|\bdd\b`)
+	// writesPatterns are what a command that writes holds, each read
+	// only on a command holding its word: most commands hold one or two
+	// of the words (git, >, cp in scp), and running all of them as one
+	// expression on those took a twentieth of the rules' time.
+	writesPatterns = alternatives{
+		{">", `(^|[^0-9&>=-])>{1,2}\s*[^&\s/]|>{1,2}\s*/(?:[^d]|d[^e]|de[^v])`},
+		{"sed", `\bsed\s+(-\w+\s+)*-i`},
+		{"perl", `\bperl\s+-\w*i`},
+		{"tee", `\btee\b`},
+		{"--write", `--write\b`},
+		{"--fix", `--fix\b`},
+		{"gofmt", `\bgofmt\s+(-\w+\s+)*-w\b`},
+		{"goimports", `\bgoimports\s+.*-w\b`},
+		{"git", `\bgit\s+(apply|am|restore|reset|stash|merge|rebase|cherry-pick|revert|pull)\b|\bgit\s+(checkout|switch)\s+([^-\s]|--\s)`},
+		{"patch", `\bpatch\b`}, {"cp", `\bcp\b`}, {"mv", `\bmv\b`}, {"touch", `\btouch\b`}, {"mkdir", `\bmkdir\b`},
+		{"rm", `\brm\b`}, {"ln", `\bln\b`}, {"truncate", `\btruncate\b`}, {"dd", `\bdd\b`},
+	}.compiled()
 )
 
-// destructiveWords and writesWords hold a word of every match of
-// destructivePattern and writesPattern: a command holding none (most do)
-// is passed over without running them, which took a tenth of the rules'
-// time.
-var (
-	destructiveWords = []string{"rm", "git", "drop", "truncate"}
-	writesWords      = []string{">", "sed", "perl", "tee", "write", "fix", "gofmt", "goimports", "git", "patch", "cp",
-		"mv", "touch", "mkdir", "rm", "ln", "truncate", "dd"}
-)
+// destructiveWords hold a word of every match of destructivePattern: a
+// command holding none (most do) is passed over without running it.
+var destructiveWords = []string{"rm", "git", "drop", "truncate"}
+
+// alternatives are the alternatives of an expression (a|b|c), each with
+// a word every match of it holds: the expression matches a text where
+// one of them does, and each is read only on a text holding its word.
+type alternatives []struct{ word, re string }
+
+// compiled returns the alternatives compiled when first used.
+func (as alternatives) compiled() []prefiltered {
+	out := make([]prefiltered, len(as))
+	for i, a := range as {
+		out[i] = prefiltered{word: a.word, re: lazyRegexp(a.re)}
+	}
+	return out
+}
+
+// prefiltered is an expression read only on a text holding word.
+type prefiltered struct {
+	word string
+	re   func() *regexp.Regexp
+}
+
+// matchAny reports whether one of ps matches s.
+func matchAny(ps []prefiltered, s string) bool {
+	for _, p := range ps {
+		if strings.Contains(s, p.word) && p.re().MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
 
 // destructive reports whether a command throws work away (rm -rf, git
 // reset --hard, git stash drop, git checkout --, git clean, push
@@ -599,7 +647,7 @@ func destructive(cmd string) bool {
 // writes reports whether a command writes or removes files: a
 // redirection into a file, sed -i, a formatter's --write or --fix, a
 // patch, a copy, git moving the work tree.
-func writes(cmd string) bool { return holdsAny(cmd, writesWords) && writesPattern().MatchString(cmd) }
+func writes(cmd string) bool { return matchAny(writesPatterns, cmd) }
 
 // sourcePosition matches an error that points at a line of code
 // (main.go:12, fetch_result.dart:6:6, "File x.py", line 3).
