@@ -1,6 +1,7 @@
 package harvest
 
 import (
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -87,6 +88,43 @@ func TestSelectiveAlternatives(t *testing.T) {
 		"npm test", "go build ./...", "pytest -q"} {
 		if got, want := matchAny(selectivePatterns, cmd), before.MatchString(cmd); got != want {
 			t.Errorf("matchAny(selectivePatterns, %q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+// TestIsSetting: isSetting, a scan, answers as the expression it stands
+// for.
+func TestIsSetting(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	for _, w := range []string{"FOO=1", "foo=bar", "_=x", "_A1=", "A=", "=x", "1A=2", "A1=2", "É=1", "AÉ=1", "A", "", "a-b=1",
+		"CGO_ENABLED=0", "--x=1", "a b=1", "Z9_z=", "a=b=c"} {
+		if got, want := isSetting(w), re.MatchString(w); got != want {
+			t.Errorf("isSetting(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
+// TestQuotes: quotes, a scan, finds what quotedPattern finds, on texts
+// made of the characters the expression turns on.
+func TestQuotes(t *testing.T) {
+	texts := []string{"`go test` fails", "'a'", "''", "x'a' 'b'", "é'x'", "\xff'x'", "\"a\"'b'", "`'a'", "`a", "a`b`c`d`",
+		"'a\nb'", "\"a\"", "\"\"x\"", "_'a'", "'a''b'", "run 'npm i' and \"go test\" or `make`", "“a” 'b'"}
+	const alphabet = "`'\"\n a_1é\xff.-"
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		b := make([]byte, 1+rng.IntN(16))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, text := range texts {
+		var want []quote
+		for _, m := range quotedPattern().FindAllStringSubmatchIndex(text, -1) {
+			want = append(want, quote{m[0], m[1], max(m[2], m[4], m[6]), max(m[3], m[5], m[7])})
+		}
+		if got := quotes(text); !slices.Equal(got, want) {
+			t.Errorf("quotes(%q) = %v, want %v", text, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/redact"
@@ -20,6 +21,11 @@ type origins struct {
 	s     *lore.Session
 	said  []said // in the session's order, read when an item first asks
 	calls []*call
+	// firsts is the index in said of the first text holding a telling
+	// (contains), -1 for none, by telling: items of a session quote the
+	// same commands, and each search reads every text before the one
+	// holding it.
+	firsts map[string]int
 }
 
 // said is one text of a session.
@@ -170,13 +176,14 @@ func (o *origins) strangers(text string) bool {
 func (o *origins) first(f fragment) (at, n int) {
 	at = -1
 	for n := f.min; n <= len(f.words); n++ {
-		t := newTelling(strings.Join(f.words[:n], " "))
-		i := -1
-		for k := max(at, 0); k < len(o.said); k++ {
-			if o.said[k].contains(t) {
-				i = k
-				break
+		t := strings.Join(f.words[:n], " ")
+		i, ok := o.firsts[t]
+		if !ok {
+			i = o.firstHolding(newTelling(t), max(at, 0))
+			if o.firsts == nil {
+				o.firsts = map[string]int{}
 			}
+			o.firsts[t] = i
 		}
 		if i < 0 {
 			return at, n - 1
@@ -184,6 +191,17 @@ func (o *origins) first(f fragment) (at, n int) {
 		at = i
 	}
 	return at, len(f.words)
+}
+
+// firstHolding returns the index in said of the first text from from on
+// that holds t, or -1.
+func (o *origins) firstHolding(t telling, from int) int {
+	for k := from; k < len(o.said); k++ {
+		if o.said[k].contains(t) {
+			return k
+		}
+	}
+	return -1
 }
 
 // ranAfter reports whether a shell command the agent ran with success
@@ -304,9 +322,9 @@ func fragments(text string) []fragment {
 			add(fragment{words: []string{v}, min: 1, progs: []int{0}})
 		}
 	}
-	for _, m := range quotedPattern().FindAllStringSubmatchIndex(text, -1) {
-		span := strings.TrimSuffix(text[max(m[2], m[4], m[6]):max(m[3], m[5], m[7])], "…")
-		fails := failsAfter().MatchString(text[m[1]:])
+	for _, q := range quotes(text) {
+		span := strings.TrimSuffix(text[q.from:q.to], "…")
+		fails := failsAfter().MatchString(text[q.end:])
 		for _, c := range shellcmd.Split(span) {
 			if f, ok := command(c.Raw, true); ok {
 				f.fails = fails
@@ -320,6 +338,71 @@ func fragments(text string) []fragment {
 		}
 	}
 	return out
+}
+
+// quote is a match of quotedPattern: text[start:end], quoting
+// text[from:to].
+type quote struct{ start, end, from, to int }
+
+// quotes returns the matches of quotedPattern in text, in order, as
+// FindAllStringSubmatchIndex finds them, without running the expression:
+// reading it at every place of every item's text took a sixth of judging
+// where the item's commands came from.
+func quotes(text string) []quote {
+	var out []quote
+	for p := 0; p < len(text); {
+		if q, ok := quoteAt(text, p); ok {
+			out = append(out, q)
+			p = q.end
+			continue
+		}
+		_, w := utf8.DecodeRuneInString(text[p:])
+		p += w
+	}
+	return out
+}
+
+// quoteAt returns the match of quotedPattern that starts at p, trying its
+// alternatives in order: `…`, then '…' at the start or after a character
+// that is not an ASCII word character, then "…"; none holds a line end
+// but the first, and none is empty.
+func quoteAt(text string, p int) (quote, bool) {
+	if text[p] == '`' {
+		if j := strings.IndexByte(text[p+1:], '`'); j > 0 {
+			return quote{p, p + j + 2, p + 1, p + 1 + j}, true
+		}
+	}
+	if p == 0 && text[0] == '\'' {
+		if to, ok := closing(text, 1, '\''); ok {
+			return quote{0, to + 1, 1, to}, true
+		}
+	}
+	if r, w := utf8.DecodeRuneInString(text[p:]); !(r < utf8.RuneSelf && isWordChar(byte(r))) && p+w < len(text) && text[p+w] == '\'' {
+		if to, ok := closing(text, p+w+1, '\''); ok {
+			return quote{p, to + 1, p + w + 1, to}, true
+		}
+	}
+	if text[p] == '"' {
+		if to, ok := closing(text, p+1, '"'); ok {
+			return quote{p, to + 1, p + 1, to}, true
+		}
+	}
+	return quote{}, false
+}
+
+// closing returns where the quote mark q closes a quote opened before
+// from, with no line end and at least one character between.
+func closing(text string, from int, q byte) (int, bool) {
+	k := strings.IndexAny(text[from:], string(q)+"\n")
+	if k <= 0 || text[from+k] != q {
+		return 0, false
+	}
+	return from + k, true
+}
+
+// isWordChar is what \w matches.
+func isWordChar(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // failsAfter is what follows a command the text says fails: "`x` fails
@@ -383,9 +466,15 @@ func knownProgram(name string) bool { return actions[name] || shellcmd.Subcomman
 
 var programName = lazyRegexp(`^[a-z][a-z0-9_.-]*$`)
 
-var settingWord = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
-
-func isSetting(w string) bool { return settingWord().MatchString(w) }
+// isSetting reports whether a word sets a variable: a name of ASCII
+// letters, digits and '_' not starting with a digit, then '='.
+func isSetting(w string) bool {
+	i := 0
+	for i < len(w) && (w[i] == '_' || 'a' <= w[i] && w[i] <= 'z' || 'A' <= w[i] && w[i] <= 'Z' || i > 0 && '0' <= w[i] && w[i] <= '9') {
+		i++
+	}
+	return i > 0 && i < len(w) && w[i] == '='
+}
 
 // quoteWords are the words of a model's quote that the session can be
 // searched for: its longest run between redaction markers (the model saw
