@@ -554,7 +554,7 @@ func (r *ruleRun) ranIn(c *call) string {
 	if dir == "" {
 		dir = c.in // where an earlier call's cd left the shell
 	}
-	for _, sc := range shellcmd.Split(c.cmd) {
+	for _, sc := range c.commands() {
 		if len(sc.Words) == 2 && sc.Words[0] == "cd" {
 			if d := slashed(sc.Words[1]); absolute(d) || dir == "" {
 				dir = d
@@ -615,16 +615,17 @@ func (r *ruleRun) shellFolders() {
 		}
 		if dir := r.ranIn(c); dir != "" {
 			cur = path.Join(cwd, dir)
-		} else if movedHome(c.cmd) {
+		} else if movedHome(c.commands()) {
 			cur = ""
 		}
 	}
 }
 
-// movedHome reports whether a command's chain went back to the session's
-// folder or outside the project, by a cd ranIn cannot show.
-func movedHome(cmd string) bool {
-	for _, sc := range shellcmd.Split(cmd) {
+// movedHome reports whether a command's chain (split: shellcmd.Split) went
+// back to the session's folder or outside the project, by a cd ranIn
+// cannot show.
+func movedHome(cmds []shellcmd.Command) bool {
+	for _, sc := range cmds {
 		if len(sc.Words) >= 1 && sc.Words[0] == "cd" {
 			return true
 		}
