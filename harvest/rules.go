@@ -108,7 +108,7 @@ func (c *call) destructive() bool {
 	return cached(&c.destroying, func() bool { return destructive(c.cmd) })
 }
 
-// simple is simple(c.cmd), worked out once.
+// simple is simple of c.cmd, worked out once.
 func (c *call) simple() bool {
 	return cached(&c.single, func() bool { return simple(c.commands(), c.normCommand()) })
 }
@@ -118,8 +118,8 @@ func (c *call) versionCommand() bool {
 	return cached(&c.versioning, func() bool { return versionCommandOf(c.cmd, c.normCommand) })
 }
 
-// selective is selective(c.cmd), worked out once: only a call with main
-// words (a key) is asked.
+// selective is selective of c.cmd, worked out once: only a call with
+// main words (a key) is asked.
 func (c *call) selective() bool {
 	return cached(&c.picking, func() bool { return selective(c.cmd, c.mainWords()) })
 }

@@ -284,7 +284,7 @@ type input struct {
 // newInput returns an input for a read, with the buffers a read before it
 // released (release): harvest reads each transcript on its own (Read),
 // and a new head buffer and JSON parser (whose cache grows to the longest
-// line) for each were a sixth of what reading allocated.
+// line) for each were a sixth of what BenchmarkHarvestRules allocated.
 func newInput(opts Options, batch map[string]bool) *input {
 	in := &input{opts: opts, batch: batch}
 	if b, ok := readBuffers.Get().(*buffers); ok {
