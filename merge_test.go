@@ -2,7 +2,10 @@ package lore
 
 import (
 	"math"
+	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -419,6 +422,43 @@ func TestOneOff(t *testing.T) {
 	} {
 		if got := OneOff(tt.text); got != tt.want {
 			t.Errorf("OneOff(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestOneOffScans checks OneOff's scans against the expressions they
+// stand for: mayNameTicket holds wherever ticketNumber matches, and
+// hasHash is a match of \b[0-9a-f]{7,40}\b holding a digit and a letter.
+func TestOneOffScans(t *testing.T) {
+	hexWord := regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	hash := func(text string) bool {
+		for _, w := range hexWord.FindAllString(text, -1) {
+			if strings.ContainsAny(w, "0123456789") && strings.ContainsAny(w, "abcdef") {
+				return true
+			}
+		}
+		return false
+	}
+	texts := []string{"PR-42", "pr 42", "Pulls/123", "iſſue=12", "jobſ-12", "ISSUES:99", "run-7", "#1", "#a1", "x#12y", "12345",
+		"a1234", "see run 12a", "job_12", "deadbeef1", "DEADBEEF12", "abcdef1234567_", "é1234567a", "0123456789abcdef0123456789abcdef012345678",
+		"0123456789abcdef0123456789abcdef0123456789", "", "7", "go1.26.0", "(22) 403", "error: 4033"}
+	// Random texts over the characters the expressions turn on.
+	const alphabet = "0123456789abcdefprsuniojbvwmkhlgcPRSUIJ#_ /=:-.ſ"
+	rng := rand.New(rand.NewPCG(1, 2))
+	runes := []rune(alphabet)
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(24) {
+			b.WriteRune(runes[rng.IntN(len(runes))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, text := range texts {
+		if ticketNumber.MatchString(text) && !mayNameTicket(text) {
+			t.Errorf("mayNameTicket(%q) = false, and ticketNumber matches", text)
+		}
+		if got, want := hasHash(text), hash(text); got != want {
+			t.Errorf("hasHash(%q) = %v, want %v", text, got, want)
 		}
 	}
 }

@@ -51,9 +51,12 @@ func wordsKey(words []string) string {
 // mainWords returns the words of the command that matters in cmd, from
 // its program on: the first of each pipeline, the last of a chain that is
 // not incidental (cd, export, echo).
-func mainWords(cmd string) []string {
+func mainWords(cmd string) []string { return mainWordsOf(shellcmd.Split(cmd)) }
+
+// mainWordsOf is mainWords of a command line already split.
+func mainWordsOf(cmds []shellcmd.Command) []string {
 	var main []string
-	for _, c := range shellcmd.Split(cmd) {
+	for _, c := range cmds {
 		if c.Piped {
 			continue
 		}
@@ -68,9 +71,12 @@ func mainWords(cmd string) []string {
 
 // normCommand is a command as an item shows it: the commands that matter,
 // without cd into the session's folder, output trimming or redirections.
-func normCommand(cmd string) string {
+func normCommand(cmd string) string { return normCommandOf(shellcmd.Split(cmd)) }
+
+// normCommandOf is normCommand of a command line already split.
+func normCommandOf(cmds []shellcmd.Command) string {
 	var kept []string
-	for _, c := range shellcmd.Split(cmd) {
+	for _, c := range cmds {
 		if c.Piped || c.Words[0] == "cd" || c.Words[0] == "echo" || c.Words[0] == "clear" {
 			continue
 		}
@@ -161,8 +167,11 @@ var lookKeys = set(`ls cat head tail less more grep rg ag ack find fd pwd echo p
 	git_ls-files git_grep cd EOF`)
 
 // dryRun reports whether a command only shows what it would do.
-func dryRun(cmd string) bool {
-	for _, c := range shellcmd.Split(cmd) {
+func dryRun(cmd string) bool { return dryRunOf(shellcmd.Split(cmd)) }
+
+// dryRunOf is dryRun of a command line already split.
+func dryRunOf(cmds []shellcmd.Command) bool {
+	for _, c := range cmds {
 		for _, w := range c.Words {
 			if w == "-n" || w == "--dry-run" || w == "--dryrun" || w == "--just-print" {
 				return true
@@ -235,14 +244,23 @@ func changes(cmd string) bool {
 	return setupKeys[key] || changeKeys[key] || changeKeys[program(key)]
 }
 
-// selective reports whether a test command runs only some tests.
-var selectivePattern = regexp.MustCompile(`\s-(run|k|t|-filter|-grep|-testNamePattern|-tests?)[\s=]|::|_test\.go\b|\.(test|spec)\.[jt]sx?\b|\btest_\w+\.py\b|\w+_test\.py\b`)
+// selectivePatterns are what a command running some of the tests holds:
+// a flag picking tests, a test's path, a test file. Each is read only on a
+// command holding its word (see alternatives).
+var selectivePatterns = alternatives{
+	{"-run", `\s-run[\s=]`}, {"-k", `\s-k[\s=]`}, {"-t", `\s-t[\s=]`}, {"--filter", `\s--filter[\s=]`}, {"--grep", `\s--grep[\s=]`},
+	{"--testNamePattern", `\s--testNamePattern[\s=]`}, {"--test", `\s--tests?[\s=]`},
+	{"::", `::`}, {"_test.go", `_test\.go\b`}, {".test.", `\.test\.[jt]sx?\b`}, {".spec.", `\.spec\.[jt]sx?\b`},
+	{"test_", `\btest_\w+\.py\b`}, {"_test.py", `\w+_test\.py\b`},
+}.compiled()
 
-func selective(cmd string) bool {
-	if selectivePattern.MatchString(cmd) {
+// selective reports whether a test command runs only some tests; words
+// are its main words (mainWords).
+func selective(cmd string, words []string) bool {
+	if matchAny(selectivePatterns, cmd) {
 		return true
 	}
-	for _, w := range mainWords(cmd)[1:] {
+	for _, w := range words[1:] {
 		if strings.Contains(w, "/") && w != "./..." && !strings.HasPrefix(w, "-") || strings.ContainsAny(w, "*?") {
 			return true // a part of the project: one package, one folder, a glob
 		}
@@ -254,13 +272,19 @@ var versionCommandPattern = lazyRegexp(`^\S+( version| --version| -v| -V| -versi
 
 // versionCommand reports whether a command only prints a version.
 func versionCommand(cmd string) bool {
+	return versionCommandOf(cmd, func() string { return normCommand(cmd) })
+}
+
+// versionCommandOf is versionCommand of a command whose normal form
+// (normCommand) norm returns.
+func versionCommandOf(cmd string, norm func() string) bool {
 	// The query's last word, as written, holds "version", -v or -V, or a
 	// quote that normCommand takes out: most commands hold none, and are
 	// not split.
 	if !holdsAny(cmd, versionWords) {
 		return false
 	}
-	return versionCommandPattern().MatchString(normCommand(cmd))
+	return versionCommandPattern().MatchString(norm())
 }
 
 var versionWords = []string{"version", "-v", "-V", `"`, "'"}
@@ -560,18 +584,58 @@ func helpOnly(words []string) bool {
 
 var (
 	destructivePattern = lazyRegexp(`\brm\s+(-\w*[rR]\w*f|-\w*f\w*[rR]|-[rR]\s+-f|-f\s+-[rR]|--recursive)|\bgit\s+(stash\s+(drop|clear)|checkout\s+(-f\b|--\s|\.(\s|$))|reset\s+--hard|clean\s+-\w*[fdx]|push\s+.*(--force\b|-f\b|--force-with-lease)|branch\s+-D|restore\s)|\bdrop\s+(table|database|schema)\b|\btruncate\s+table\b`)
-	writesPattern      = lazyRegexp(`(^|[^0-9&>=-])>{1,2}\s*[^&\s/]|>{1,2}\s*/(?:[^d]|d[^e]|de[^v])|\bsed\s+(-\w+\s+)*-i|\bperl\s+-\w*i|\btee\b|--write\b|--fix\b|\bgofmt\s+(-\w+\s+)*-w\b|\bgoimports\s+.*-w\b|\bgit\s+(apply|am|restore|reset|stash|merge|rebase|cherry-pick|revert|pull)\b|\bgit\s+(checkout|switch)\s+([^-\s]|--\s)|\bpatch\b|\bcp\b|\bmv\b|\btouch\b|\bmkdir\b|\brm\b|\bln\b|\btruncate\b|\bdd\b`)
+	// writesPatterns are what a command that writes holds, each read
+	// only on a command holding its word: most commands hold one or two
+	// of the words (git, >, cp in scp), and running all of them as one
+	// expression on those took 8% of the rules' time.
+	writesPatterns = alternatives{
+		{">", `(^|[^0-9&>=-])>{1,2}\s*[^&\s/]|>{1,2}\s*/(?:[^d]|d[^e]|de[^v])`},
+		{"sed", `\bsed\s+(-\w+\s+)*-i`},
+		{"perl", `\bperl\s+-\w*i`},
+		{"tee", `\btee\b`},
+		{"--write", `--write\b`},
+		{"--fix", `--fix\b`},
+		{"gofmt", `\bgofmt\s+(-\w+\s+)*-w\b`},
+		{"goimports", `\bgoimports\s+.*-w\b`},
+		{"git", `\bgit\s+(apply|am|restore|reset|stash|merge|rebase|cherry-pick|revert|pull)\b|\bgit\s+(checkout|switch)\s+([^-\s]|--\s)`},
+		{"patch", `\bpatch\b`}, {"cp", `\bcp\b`}, {"mv", `\bmv\b`}, {"touch", `\btouch\b`}, {"mkdir", `\bmkdir\b`},
+		{"rm", `\brm\b`}, {"ln", `\bln\b`}, {"truncate", `\btruncate\b`}, {"dd", `\bdd\b`},
+	}.compiled()
 )
 
-// destructiveWords and writesWords hold a word of every match of
-// destructivePattern and writesPattern: a command holding none (most do)
-// is passed over without running them, which took a tenth of the rules'
-// time.
-var (
-	destructiveWords = []string{"rm", "git", "drop", "truncate"}
-	writesWords      = []string{">", "sed", "perl", "tee", "write", "fix", "gofmt", "goimports", "git", "patch", "cp",
-		"mv", "touch", "mkdir", "rm", "ln", "truncate", "dd"}
-)
+// destructiveWords hold a word of every match of destructivePattern: a
+// command holding none (most do) is passed over without running it.
+var destructiveWords = []string{"rm", "git", "drop", "truncate"}
+
+// alternatives are the alternatives of an expression (a|b|c), each with
+// a word every match of it holds: the expression matches a text where
+// one of them does, and each is read only on a text holding its word.
+type alternatives []struct{ word, re string }
+
+// compiled returns the alternatives compiled when first used.
+func (as alternatives) compiled() []prefiltered {
+	out := make([]prefiltered, len(as))
+	for i, a := range as {
+		out[i] = prefiltered{word: a.word, re: lazyRegexp(a.re)}
+	}
+	return out
+}
+
+// prefiltered is an expression read only on a text holding word.
+type prefiltered struct {
+	word string
+	re   func() *regexp.Regexp
+}
+
+// matchAny reports whether one of ps matches s.
+func matchAny(ps []prefiltered, s string) bool {
+	for _, p := range ps {
+		if strings.Contains(s, p.word) && p.re().MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
 
 // destructive reports whether a command throws work away (rm -rf, git
 // reset --hard, git stash drop, git checkout --, git clean, push
@@ -583,7 +647,7 @@ func destructive(cmd string) bool {
 // writes reports whether a command writes or removes files: a
 // redirection into a file, sed -i, a formatter's --write or --fix, a
 // patch, a copy, git moving the work tree.
-func writes(cmd string) bool { return holdsAny(cmd, writesWords) && writesPattern().MatchString(cmd) }
+func writes(cmd string) bool { return matchAny(writesPatterns, cmd) }
 
 // sourcePosition matches an error that points at a line of code
 // (main.go:12, fetch_result.dart:6:6, "File x.py", line 3).

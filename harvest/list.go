@@ -347,6 +347,8 @@ func hashed(path string) (fingerprint, error) {
 	}
 	h := sha256.New()
 	p.size = 0
+	buf := hashBuffers.Get().(*[]byte)
+	defer hashBuffers.Put(buf)
 	err = walk(path, func(name string, _ fs.FileInfo) error {
 		if name != path {
 			io.WriteString(h, name[len(path):]+"\x00")
@@ -356,7 +358,9 @@ func hashed(path string) (fingerprint, error) {
 			return err
 		}
 		defer f.Close()
-		n, err := io.Copy(h, f)
+		// Only a reader: a file's WriteTo copies through a buffer of its
+		// own, new for every file.
+		n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, *buf)
 		p.size += n
 		return err
 	})
@@ -366,6 +370,9 @@ func hashed(path string) (fingerprint, error) {
 	p.hash = hex.EncodeToString(h.Sum(nil))
 	return p, nil
 }
+
+// hashBuffers hold hashed's read buffers.
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
 // walk calls fn for a file, or for every file under a folder in name
 // order.

@@ -56,7 +56,7 @@ func (r *ruleRun) partCommands() {
 			continue
 		}
 		verb := purpose(c.mainWords(), c.key)
-		if verb == "" || !selective(c.cmd) || dryRun(c.cmd) || c.versionCommand() || helpOnly(c.mainWords()) || !c.simple() {
+		if verb == "" || !c.selective() || c.dryRun() || c.versionCommand() || helpOnly(c.mainWords()) || !c.simple() {
 			continue
 		}
 		cmd := generalPart(c.normCommand())

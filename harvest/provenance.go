@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/redact"
@@ -20,6 +21,11 @@ type origins struct {
 	s     *lore.Session
 	said  []said // in the session's order, read when an item first asks
 	calls []*call
+	// firsts is the index in said of the first text holding a telling
+	// (contains), -1 for none, by telling: items of a session quote the
+	// same commands, and each search reads every text before the one
+	// holding it.
+	firsts map[string]int
 }
 
 // said is one text of a session.
@@ -33,40 +39,65 @@ type said struct {
 	text, words string
 }
 
+// telling is a text searched for in every text of a session (contains),
+// with what the search needs of it worked out once.
+type telling struct {
+	text    string
+	words   []string // its words
+	longest string   // the longest of them
+}
+
+func newTelling(t string) telling {
+	words := strings.Fields(t)
+	return telling{text: t, words: words, longest: longest(words)}
+}
+
 // contains reports whether the text holds t, its spaces collapsed.
-func (s *said) contains(t string) bool {
+func (s *said) contains(t telling) bool {
 	if s.text == "" {
-		if strings.Contains(s.raw, t) {
+		if strings.Contains(s.raw, t.text) {
 			return true
 		}
 		// Collapsing the spaces of a text (a whole file, a long output)
 		// is dear: only a t of several words, each of them in the text,
 		// may be there once it is done. A word alone is there as it is.
-		words := strings.Fields(t)
-		if len(words) < 2 || !strings.Contains(s.raw, longest(words)) {
+		if len(t.words) < 2 || !strings.Contains(s.raw, t.longest) {
 			return false
 		}
-		for _, w := range words {
+		for _, w := range t.words {
 			if !strings.Contains(s.raw, w) {
 				return false
 			}
 		}
 		s.text = collapse(s.raw)
 	}
-	return strings.Contains(s.text, t)
+	return strings.Contains(s.text, t.text)
+}
+
+// wordRun is a run of words in lower case searched for in every text of
+// a session (hasWords), with what the search needs of it worked out once.
+type wordRun struct {
+	spaced string // the words between spaces, and a space before and after
+	// longest is the longest word, as written in lower case, with its
+	// first letter in upper case, and in upper case.
+	longest [3]string
+}
+
+func newWordRun(run []string) wordRun {
+	w := longest(run)
+	return wordRun{spaced: " " + strings.Join(run, " ") + " ", longest: [3]string{w, strings.ToUpper(w[:1]) + w[1:], strings.ToUpper(w)}}
 }
 
 // hasWords reports whether the text holds run, words in lower case
 // between spaces, as they ran.
-func (s *said) hasWords(run []string) bool {
+func (s *said) hasWords(run wordRun) bool {
 	if s.words == "" {
-		w := longest(run)
-		if !strings.Contains(s.raw, w) && !strings.Contains(s.raw, strings.ToUpper(w[:1])+w[1:]) && !strings.Contains(s.raw, strings.ToUpper(w)) {
+		if !strings.Contains(s.raw, run.longest[0]) && !strings.Contains(s.raw, run.longest[1]) && !strings.Contains(s.raw, run.longest[2]) {
 			return false
 		}
 		s.words = " " + strings.Join(strings.FieldsFunc(strings.ToLower(s.raw), notWordRune), " ") + " "
 	}
-	return strings.Contains(s.words, " "+strings.Join(run, " ")+" ")
+	return strings.Contains(s.words, run.spaced)
 }
 
 // longest is the longest of words, the rarest most likely.
@@ -139,17 +170,20 @@ func (o *origins) strangers(text string) bool {
 // first returns the index in said of where the longest telling of f that
 // the session holds first appears, and how many words it has; -1 when the
 // session lacks even the shortest. Each telling extends the one before
-// it, so that the search stops at the first the session lacks.
+// it, so that the search stops at the first the session lacks, and
+// starts where the one before first appears: no text before it holds
+// the shorter telling, nor so the longer.
 func (o *origins) first(f fragment) (at, n int) {
 	at = -1
 	for n := f.min; n <= len(f.words); n++ {
 		t := strings.Join(f.words[:n], " ")
-		i := -1
-		for k := range o.said {
-			if o.said[k].contains(t) {
-				i = k
-				break
+		i, ok := o.firsts[t]
+		if !ok {
+			i = o.firstHolding(newTelling(t), max(at, 0))
+			if o.firsts == nil {
+				o.firsts = map[string]int{}
 			}
+			o.firsts[t] = i
 		}
 		if i < 0 {
 			return at, n - 1
@@ -157,6 +191,17 @@ func (o *origins) first(f fragment) (at, n int) {
 		at = i
 	}
 	return at, len(f.words)
+}
+
+// firstHolding returns the index in said of the first text from from on
+// that holds t, or -1.
+func (o *origins) firstHolding(t telling, from int) int {
+	for k := from; k < len(o.said); k++ {
+		if o.said[k].contains(t) {
+			return k
+		}
+	}
+	return -1
 }
 
 // ranAfter reports whether a shell command the agent ran with success
@@ -198,8 +243,9 @@ func (o *origins) echoes(text string) bool {
 		}
 		o.read()
 		for i := 0; i+echoWords <= len(ws); i++ {
+			run := newWordRun(ws[i : i+echoWords])
 			for k := range o.said {
-				if o.said[k].hasWords(ws[i : i+echoWords]) {
+				if o.said[k].hasWords(run) {
 					if o.said[k].stranger {
 						return true
 					}
@@ -276,9 +322,9 @@ func fragments(text string) []fragment {
 			add(fragment{words: []string{v}, min: 1, progs: []int{0}})
 		}
 	}
-	for _, m := range quotedPattern().FindAllStringSubmatchIndex(text, -1) {
-		span := strings.TrimSuffix(text[max(m[2], m[4], m[6]):max(m[3], m[5], m[7])], "…")
-		fails := failsAfter().MatchString(text[m[1]:])
+	for _, q := range quotes(text) {
+		span := strings.TrimSuffix(text[q.from:q.to], "…")
+		fails := failsAfter().MatchString(text[q.end:])
 		for _, c := range shellcmd.Split(span) {
 			if f, ok := command(c.Raw, true); ok {
 				f.fails = fails
@@ -292,6 +338,71 @@ func fragments(text string) []fragment {
 		}
 	}
 	return out
+}
+
+// quote is a match of quotedPattern: text[start:end], quoting
+// text[from:to].
+type quote struct{ start, end, from, to int }
+
+// quotes returns the matches of quotedPattern in text, in order, as
+// FindAllStringSubmatchIndex finds them, without running the expression:
+// reading it at every place of every item's text took a sixth of judging
+// where the item's commands came from.
+func quotes(text string) []quote {
+	var out []quote
+	for p := 0; p < len(text); {
+		if q, ok := quoteAt(text, p); ok {
+			out = append(out, q)
+			p = q.end
+			continue
+		}
+		_, w := utf8.DecodeRuneInString(text[p:])
+		p += w
+	}
+	return out
+}
+
+// quoteAt returns the match of quotedPattern that starts at p, trying its
+// alternatives in order: `…`, then '…' at the start or after a character
+// that is not an ASCII word character, then "…"; none holds a line end
+// but the first, and none is empty.
+func quoteAt(text string, p int) (quote, bool) {
+	if text[p] == '`' {
+		if j := strings.IndexByte(text[p+1:], '`'); j > 0 {
+			return quote{p, p + j + 2, p + 1, p + 1 + j}, true
+		}
+	}
+	if p == 0 && text[0] == '\'' {
+		if to, ok := closing(text, 1, '\''); ok {
+			return quote{0, to + 1, 1, to}, true
+		}
+	}
+	if r, w := utf8.DecodeRuneInString(text[p:]); !(r < utf8.RuneSelf && isWordChar(byte(r))) && p+w < len(text) && text[p+w] == '\'' {
+		if to, ok := closing(text, p+w+1, '\''); ok {
+			return quote{p, to + 1, p + w + 1, to}, true
+		}
+	}
+	if text[p] == '"' {
+		if to, ok := closing(text, p+1, '"'); ok {
+			return quote{p, to + 1, p + 1, to}, true
+		}
+	}
+	return quote{}, false
+}
+
+// closing returns where the quote mark q closes a quote opened before
+// from, with no line end and at least one character between.
+func closing(text string, from int, q byte) (int, bool) {
+	k := strings.IndexAny(text[from:], string(q)+"\n")
+	if k <= 0 || text[from+k] != q {
+		return 0, false
+	}
+	return from + k, true
+}
+
+// isWordChar is what \w matches.
+func isWordChar(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // failsAfter is what follows a command the text says fails: "`x` fails
@@ -355,9 +466,15 @@ func knownProgram(name string) bool { return actions[name] || shellcmd.Subcomman
 
 var programName = lazyRegexp(`^[a-z][a-z0-9_.-]*$`)
 
-var settingWord = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
-
-func isSetting(w string) bool { return settingWord().MatchString(w) }
+// isSetting reports whether a word sets a variable: a name of ASCII
+// letters, digits and '_' not starting with a digit, then '='.
+func isSetting(w string) bool {
+	i := 0
+	for i < len(w) && (w[i] == '_' || 'a' <= w[i] && w[i] <= 'z' || 'A' <= w[i] && w[i] <= 'Z' || i > 0 && '0' <= w[i] && w[i] <= '9') {
+		i++
+	}
+	return i > 0 && i < len(w) && w[i] == '='
+}
 
 // quoteWords are the words of a model's quote that the session can be
 // searched for: its longest run between redaction markers (the model saw
@@ -386,8 +503,9 @@ const minQuoteWords = 4
 // comes before the agent's message that repeats it.
 func (o *origins) quoted(words []string, first, last int) (int, bool) {
 	o.read()
+	run := newWordRun(words)
 	for k := range o.said {
-		if p := o.said[k].pos; p >= first && p <= last && o.said[k].hasWords(words) {
+		if p := o.said[k].pos; p >= first && p <= last && o.said[k].hasWords(run) {
 			return p, true
 		}
 	}

@@ -15,8 +15,10 @@ import (
 func (s *Store) Harvested(ctx context.Context, session, extractor string) (lore.Harvest, bool, error) {
 	h := lore.Harvest{Session: session, Extractor: extractor}
 	var at, mtime int64
-	err := s.db.QueryRowContext(ctx, `SELECT path, size, mtime, hash, sessions, at, items FROM harvests WHERE session = ? AND extractor = ?`,
-		session, extractor).Scan(&h.Path, &h.Size, &mtime, &h.Hash, &h.Sessions, &at, &h.Items)
+	// Prepared once (queryRow): a harvest asks this of every session, and
+	// preparing it again cost as much as the look-up.
+	err := s.queryRow(ctx, `SELECT path, size, mtime, hash, sessions, at, items FROM harvests WHERE session = ? AND extractor = ?`,
+		[]any{session, extractor}, &h.Path, &h.Size, &mtime, &h.Hash, &h.Sessions, &at, &h.Items)
 	if errors.Is(err, sql.ErrNoRows) {
 		return lore.Harvest{}, false, nil
 	}

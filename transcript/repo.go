@@ -77,7 +77,9 @@ func (c *repoCache) resolveJob(ctx context.Context, j job, compressed bool, foun
 	} else if j.dir != nil || mayNameRemote(j.path, compressed) {
 		opts.Messages = true
 		var full []*lore.Session
-		readJob(ctx, &input{opts: opts}, j, func(s *lore.Session) { full = append(full, s) })
+		in := newInput(opts, nil)
+		readJob(ctx, in, j, func(s *lore.Session) { full = append(full, s) })
+		in.release()
 		for _, s := range left {
 			if i := slices.IndexFunc(full, func(f *lore.Session) bool { return f.ID == s.ID }); i >= 0 {
 				s.Repo = sessionRemote(full[i])

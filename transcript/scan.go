@@ -137,7 +137,8 @@ func ReadInputs(ctx context.Context, inputs []Input, opts Options) (*Result, err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in := &input{opts: opts, batch: batch}
+			in := newInput(opts, batch)
+			defer in.release()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) || ctx.Err() != nil {
@@ -246,8 +247,9 @@ func Read(ctx context.Context, path string, opts Options) ([]*lore.Session, erro
 		j.size = dirSize(path)
 	}
 	var found []*lore.Session
-	in := &input{opts: opts, batch: map[string]bool{filepath.Clean(path): true}}
+	in := newInput(opts, map[string]bool{filepath.Clean(path): true})
 	err = readJob(ctx, in, j, func(s *lore.Session) { found = append(found, s) })
+	in.release()
 	newRepoCache().resolveJob(ctx, j, in.zstd, found, opts)
 	settleRepos(found)
 	if err != nil && len(found) == 0 {
