@@ -58,6 +58,14 @@ type Store interface {
 	Best(ctx context.Context, f Filter, limit int) ([]Item, error)
 	// Count returns how many items f selects.
 	Count(ctx context.Context, f Filter) (int, error)
+	// Recall returns the pitfalls and tool quirks f selects that a
+	// command about to run, or an error just met, calls to mind: those
+	// whose signature is one of q.Signatures, and those whose text opens
+	// with a command of q.Program (OpensWithCommand), at most q.Limit,
+	// most confident first. It is asked before every shell command an
+	// agent runs, so it reads only what an index finds; Evidence may be
+	// left out, as in Best.
+	Recall(ctx context.Context, q RecallQuery) ([]Item, error)
 
 	// Supersede marks old as superseded by new and lists old in new's
 	// Related.
@@ -89,7 +97,8 @@ type Store interface {
 }
 
 // Boot records a context boot handed out, so that measure can tell
-// whether the session used it.
+// whether the session used it: the notes a session starts with, and
+// those handed to it later, at the point of action (Kind).
 type Boot struct {
 	At      time.Time
 	Session string // the session's id, when the agent said it
@@ -98,6 +107,46 @@ type Boot struct {
 	Task    string
 	Items   []string // the full ids of the items in the context, in order
 	Tokens  int
+	// Kind is BootStart (""), BootBeforeTool or BootAfterFailure.
+	Kind string
+}
+
+// The kinds of Boot.
+const (
+	// BootStart is the context a session starts with (lore boot).
+	BootStart = ""
+	// BootBeforeTool is a note handed over before a shell command ran:
+	// a pitfall of the same command.
+	BootBeforeTool = "before-tool"
+	// BootAfterFailure is a note handed over after a tool call failed:
+	// a pitfall or quirk with the failure's error signature.
+	BootAfterFailure = "after-failure"
+)
+
+// RecallQuery asks Store.Recall for the pitfalls and tool quirks of a
+// command or an error.
+type RecallQuery struct {
+	// Filter selects the scope and status, as everywhere; its Category
+	// is not used: Recall reads pitfalls and tool quirks.
+	Filter
+	// Signatures selects the items with one of these error signatures.
+	Signatures []string
+	// Program selects the items whose text opens with a command of this
+	// program (OpensWithCommand).
+	Program string
+	// Limit caps the items; 0 means 10.
+	Limit int
+}
+
+// OpensWithCommand reports whether text opens with a command of program
+// in backticks, as harvest words a pitfall or quirk of a command
+// ("`go test ./...` fails with …", "`gh api` can fail with …").
+func OpensWithCommand(text, program string) bool {
+	if program == "" || len(text) < len(program)+2 || text[0] != '`' || text[1:1+len(program)] != program {
+		return false
+	}
+	c := text[1+len(program)]
+	return c == ' ' || c == '`'
 }
 
 // Forgotten is the Extractor of the record lore forget --session writes:

@@ -1,0 +1,77 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+
+	"github.com/lorehq/lore"
+)
+
+// Recall returns the pitfalls and tool quirks f selects whose signature is
+// one of q.Signatures or whose text opens with a command of q.Program,
+// most confident first, without their evidence. Each part reads an
+// index: items_signature by signature, items_command by scope and the
+// range of texts that start with "`program"; an agent runs it before every
+// shell command, on a store of any size.
+func (s *Store) Recall(ctx context.Context, q lore.RecallQuery) ([]lore.Item, error) {
+	n := q.Limit
+	if n <= 0 {
+		n = 10
+	}
+	f := q.Filter
+	f.Category = ""
+	cond, args := s.where(f)
+	var parts []string
+	var partArgs []any
+	if sigs := nonEmpty(q.Signatures); len(sigs) > 0 {
+		// signature <> '' as written lets the partial index serve.
+		parts = append(parts, `SELECT `+bestColumns+` FROM items i WHERE i.signature <> '' AND i.signature IN (`+placeholders(len(sigs))+
+			`) AND i.category IN ('pitfall', 'tool-quirk') AND `+cond)
+		for _, sig := range sigs {
+			partArgs = append(partArgs, sig)
+		}
+		partArgs = append(partArgs, args...)
+	}
+	if q.Program != "" && !strings.ContainsAny(q.Program, "` \t\n") {
+		// The texts from "`program" up to, not including, "`program" with
+		// its last byte raised: every text that starts with it. The byte
+		// after it (a blank or a backtick) is checked as well.
+		from := "`" + q.Program
+		to := from[:len(from)-1] + string(rune(from[len(from)-1]+1))
+		if from[len(from)-1] < 0x7f {
+			parts = append(parts, `SELECT `+bestColumns+` FROM items i WHERE i.category IN ('pitfall', 'tool-quirk') AND i.text >= ? AND i.text < ?
+				AND substr(i.text, ?, 1) IN (' ', '`+"`"+`') AND `+cond)
+			partArgs = append(partArgs, from, to, len(from)+1)
+			partArgs = append(partArgs, args...)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	rows, err := s.query(ctx, `SELECT * FROM (`+strings.Join(parts, " UNION ")+`) ORDER BY confidence DESC, id `+limit(n), partArgs...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []lore.Item
+	for rows.Next() {
+		st, err := scanRow(rows)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, st.item)
+	}
+	return items, rows.Err()
+}
+
+// nonEmpty is ss without its empty strings: no item is found by an empty
+// signature.
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
