@@ -192,7 +192,7 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 		if c != ranked[0] && (lore.Unsafe(c.item.Text) || gone(c.item, opts)) {
 			continue
 		}
-		line := render(c.item, opts.Repo)
+		line := Line(c.item, opts.Repo)
 		n := tokens.Count(codec, line)
 		if used+n > budget {
 			misses++
@@ -374,8 +374,9 @@ func nearDuplicate(c *candidate, kept []*candidate) bool {
 	return false
 }
 
-// render is one note: its id, category and scope, and its text.
-func render(it lore.Item, repo string) string {
+// Line is one note as a context shows it, for a session of repo: its id,
+// category and scope, and its text, on a line of its own.
+func Line(it lore.Item, repo string) string {
 	scope := "general"
 	switch {
 	case lore.SameRepo(it.Repo, repo):
