@@ -72,8 +72,8 @@ func TestMeetsRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	failedBy := map[string]string{ // the pitfall's failed command: the command that failed
-		"git push origin main": "git push origin main",
-		"python scripts/seed.py": "python scripts/seed.py",
+		"git push origin main":         "git push origin main",
+		"python scripts/seed.py":       "python scripts/seed.py",
 		"bd create … --set-metadata …": `bd create "Fix the retry budget on the payment gateway" --set-metadata team=payments`,
 	}
 	seen := 0
