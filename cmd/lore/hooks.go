@@ -29,8 +29,10 @@ func newHooksCmd(fac *factory, runF func(context.Context, *hooksOptions) error) 
 		Use:   "hooks",
 		Short: "Install lore into an agent's hooks",
 		Long: `Install lore into an agent's session hooks, so that every new session starts with
-what earlier sessions learned (lore boot) and every finished session is harvested
-(lore harvest). Only Claude Code is supported so far.`,
+what earlier sessions learned (lore boot), every finished session is harvested
+(lore harvest), and what earlier sessions learned of a command or an error is
+handed over where it matters: before a shell command runs and after a tool call
+failed (lore recall). Only Claude Code is supported so far.`,
 		Example: `  lore hooks install claude
   lore hooks install claude --project --dry-run
   lore hooks uninstall claude`,
@@ -56,12 +58,16 @@ func newHooksInstallCmd(fac *factory, runF func(context.Context, *hooksOptions) 
 	cmd := &cobra.Command{
 		Use:   "install claude",
 		Short: "Add lore's hooks to Claude Code's settings",
-		Long: `Add two hooks to Claude Code's settings, calling this lore binary by its
+		Long: `Add four hooks to Claude Code's settings, calling this lore binary by its
 absolute path (with --project, by the name lore, for each user's PATH to find:
 a project's settings are shared with everyone who clones it):
-  SessionStart  lore boot --format claude-hook   hands the new session what
-                                                  earlier sessions learned
-  SessionEnd    lore harvest --from-hook         harvests the finished session
+  SessionStart        lore boot --format claude-hook  hands the new session
+                                                      what earlier sessions learned
+  SessionEnd          lore harvest --from-hook        harvests the finished session
+  PreToolUse (Bash)   lore recall --before-tool       before a shell command: the
+                                                      pitfalls of that command
+  PostToolUseFailure  lore recall --after-tool        after a tool call failed:
+                                                      what is known of its error
 
 Installing again changes nothing; installing after lore moved replaces lore's
 old hooks. A lore run with go run is refused for your own settings: its binary
@@ -87,7 +93,7 @@ func newHooksUninstallCmd(fac *factory, runF func(context.Context, *hooksOptions
 	cmd := &cobra.Command{
 		Use:   "uninstall claude",
 		Short: "Remove lore's hooks from Claude Code's settings",
-		Long: `Remove lore's hooks (lore boot and lore harvest, wherever lore is installed) from
+		Long: `Remove lore's hooks (lore boot, lore harvest and lore recall, wherever lore is installed) from
 Claude Code's settings. Other hooks stay; an event's list is removed only when
 removing lore's hooks leaves it empty. Uninstalling again changes nothing.
 

@@ -8,8 +8,11 @@ import (
 // The hooks lore installs into Claude Code. A hook is lore's when its
 // command is a program named lore followed by one of these.
 const (
-	BootArgs    = "boot --format claude-hook"
-	HarvestArgs = "harvest --from-hook"
+	BootArgs        = "boot --format claude-hook"
+	HarvestArgs     = "harvest --from-hook"
+	BeforeToolArgs  = "recall --before-tool"
+	AfterToolArgs   = "recall --after-tool"
+	toolHookTimeout = 5 // seconds: lore answers within 1 s or gives up
 )
 
 // hook is one hook lore manages in Claude Code's settings.
@@ -22,6 +25,7 @@ type hook struct {
 
 var (
 	emptyMatcher = ""
+	bashMatcher  = "Bash"
 	loreHooks    = []hook{
 		// Starting a session must stay quick.
 		{Event: SessionStart, Args: BootArgs, Matcher: &emptyMatcher, Timeout: 5},
@@ -29,6 +33,11 @@ var (
 		// asks for more (up to 60 s). The harvest itself runs detached; the
 		// margin is for starting it on a slow, busy machine.
 		{Event: SessionEnd, Args: HarvestArgs, Timeout: 10},
+		// Before every shell command: the pitfalls of that command. Claude
+		// Code waits for it, so it answers at once or not at all.
+		{Event: PreToolUse, Args: BeforeToolArgs, Matcher: &bashMatcher, Timeout: toolHookTimeout},
+		// After any tool call that failed: what is known of its error.
+		{Event: PostToolUseFailure, Args: AfterToolArgs, Matcher: &emptyMatcher, Timeout: toolHookTimeout},
 	}
 )
 

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/claudehook"
+	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/recall"
+	"github.com/lorehq/lore/transcript"
+)
+
+type recallOptions struct {
+	IO  *iostreams.IOStreams
+	Env transcript.Env
+	storeOptions
+	BeforeTool bool
+	AfterTool  bool
+	Agent      string
+}
+
+// recallDeadline is how long a tool hook may take before it gives up and
+// hands over nothing: the agent waits for it before every shell command.
+const recallDeadline = time.Second
+
+func newRecallCmd(fac *factory, runF func(context.Context, *recallOptions) error) *cobra.Command {
+	opts := &recallOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions()}
+	cmd := &cobra.Command{
+		Use:   "recall (--before-tool | --after-tool)",
+		Short: "Hand an agent what lore knows of a command or an error, as a tool hook",
+		Long: `Answer an agent's tool hook with what earlier sessions learned, at the point of
+action. It reads the hook's JSON on standard input and prints the hook's answer:
+
+  --before-tool  before a shell command runs (Claude Code's PreToolUse, tool Bash):
+                 the active pitfalls of this repository, this agent or every
+                 repository whose failed command is this one (the same program
+                 and subcommand, and the words the pitfall shows), with what
+                 worked.
+  --after-tool   after a tool call failed (Claude Code's PostToolUseFailure,
+                 Gemini CLI's AfterTool): the active pitfalls and tool quirks in
+                 scope with the error's signature, built as harvest builds it.
+
+The answer is {"hookSpecificOutput": {"hookEventName", "additionalContext"}}: a
+note the agent reads, never a block or a permission decision. The note is the
+items' stored text, at most 3 of them, each with its id to cite; nothing of the
+tool's output is handed back. Every note handed over is recorded for lore
+measure (a boot of kind before-tool or after-failure).
+
+It fails open: with nothing to say, no store, input it cannot read, another
+event or tool, any error (wrong flags included) or more than 1 s, it prints
+nothing and exits 0. lore hooks install claude installs both.
+
+` + storeHelp,
+		Example: `  lore hooks install claude     # PreToolUse and PostToolUseFailure run these
+  echo '{"session_id":"s1","cwd":".","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push origin main"}}' | lore recall --before-tool`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.BeforeTool == opts.AfterTool {
+				return usagef("give one of --before-tool and --after-tool")
+			}
+			if err := checkAgent(opts.Agent); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return recallRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.BeforeTool, "before-tool", false, "answer a hook that runs before a shell command")
+	f.BoolVar(&opts.AfterTool, "after-tool", false, "answer a hook that runs after a tool call failed")
+	f.StringVar(&opts.Agent, "agent", "", "the agent the session runs (default: the one whose hook event it is)")
+	opts.storeOptions.addFlag(cmd)
+	return cmd
+}
+
+// recallRun answers the hook. It fails open: every error is a line on
+// standard error, nothing on standard output, and exit 0.
+func recallRun(ctx context.Context, opts *recallOptions) error {
+	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
+		return nil // a session lore started itself
+	}
+	ctx, cancel := context.WithTimeout(ctx, recallDeadline)
+	defer cancel()
+	type answer struct {
+		event, text string
+		err         error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- answer{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		event, text, err := opts.answer(ctx)
+		done <- answer{event, text, err}
+	}()
+	select {
+	case a := <-done:
+		if a.err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "lore recall: %s (nothing handed over)\n", secrets.String(a.err.Error()))
+			return nil
+		}
+		if a.text != "" {
+			claudehook.WriteContext(opts.IO.Out, a.event, a.text)
+		}
+	case <-ctx.Done():
+		fmt.Fprintf(opts.IO.ErrOut, "lore recall: no answer within %s (nothing handed over)\n", recallDeadline)
+	}
+	return nil
+}
+
+// answer reads the hook's input and works out the note: the event to
+// answer and its text, "" for none.
+func (opts *recallOptions) answer(ctx context.Context) (event, text string, err error) {
+	in, err := readHookInput(ctx, opts.IO)
+	if err != nil {
+		return "", "", fmt.Errorf("reading the hook's input: %w", err)
+	}
+	agent, kind := "", ""
+	switch in.HookEventName {
+	case claudehook.PreToolUse:
+		agent, kind = lore.AgentClaudeCode, lore.BootBeforeTool
+	case claudehook.PostToolUseFailure:
+		agent, kind = lore.AgentClaudeCode, lore.BootAfterFailure
+	case claudehook.GeminiAfterTool:
+		agent, kind = lore.AgentGeminiCLI, lore.BootAfterFailure
+	}
+	// Another event (Gemini CLI's BeforeTool takes no context), or one the
+	// other flag answers.
+	if kind == "" || (kind == lore.BootBeforeTool) != opts.BeforeTool {
+		return "", "", nil
+	}
+	failure := ""
+	if kind == lore.BootAfterFailure {
+		var ok bool
+		if failure, ok = in.Failure(); !ok {
+			return "", "", nil // a call that worked, or one the user stopped
+		}
+	}
+	if opts.Agent != "" {
+		agent = opts.Agent
+	}
+	p, err := opts.storePath(opts.Env)
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return "", "", nil // nothing learned yet
+	}
+	o := recall.Options{Agent: agent}
+	if in.Cwd != "" {
+		dir := in.Cwd
+		if !filepath.IsAbs(dir) && opts.Env.Cwd != "" {
+			dir = filepath.Join(opts.Env.Cwd, dir)
+		}
+		o.Repo = transcript.RepoOfDir(dir)
+	}
+	st, err := opts.open(ctx, opts.Env, true)
+	if err != nil {
+		return "", "", err
+	}
+	defer st.Close()
+	var n recall.Note
+	if kind == lore.BootBeforeTool {
+		n, err = recall.BeforeTool(ctx, st, o, in.ToolName, string(in.ToolInput))
+	} else {
+		n, err = recall.AfterFailure(ctx, st, o, in.ToolName, string(in.ToolInput), failure)
+	}
+	if err != nil || n.Text == "" {
+		return "", "", err
+	}
+	session := ""
+	if in.SessionID != "" {
+		session = agent + ":" + in.SessionID
+	}
+	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
+	defer cancel()
+	err = st.RecordBoot(rctx, lore.Boot{Session: session, Repo: o.Repo, Agent: agent, Items: n.Items, Kind: kind})
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("the store stayed locked by another process for %s", recordDeadline)
+	}
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "lore recall: note: this note is not recorded for lore measure: %v\n", err)
+	}
+	return in.HookEventName, n.Text, nil
+}
+
+// isRecallHook reports whether args run lore recall, which only hooks
+// run: its errors, wrong flags included, fail open.
+func isRecallHook(args []string) bool {
+	if len(args) == 0 || args[0] != "recall" {
+		return false
+	}
+	for _, a := range args[1:] {
+		if a == "--help" || a == "-h" {
+			return false
+		}
+	}
+	return true
+}
