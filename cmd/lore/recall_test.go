@@ -144,7 +144,7 @@ func TestRecallAfterTool(t *testing.T) {
 	}
 	// Gemini CLI's AfterTool: the same JSON, its own event name and agent.
 	gemini, _ := json.Marshal(map[string]any{"session_id": "g1", "cwd": dir, "hook_event_name": "AfterTool", "tool_name": "run_shell_command",
-		"tool_input": map[string]any{"command": "git push origin main"},
+		"tool_input":    map[string]any{"command": "git push origin main"},
 		"tool_response": map[string]any{"llmContent": pushError, "returnDisplay": "x", "error": map[string]any{"message": "exit 1"}}})
 	r = runLoreStdin(t, nil, string(gemini), "recall", "--after-tool", "--store", store)
 	if event, note := hookContext(t, r.stdout); event != "AfterTool" || !strings.Contains(note, pitfall) {
