@@ -61,7 +61,7 @@ type Store interface {
 	// Recall returns the pitfalls and tool quirks f selects that a
 	// command about to run, or an error just met, calls to mind: those
 	// whose signature is one of q.Signatures, and those whose text opens
-	// with a command of q.Program (OpensWithCommand), at most q.Limit,
+	// with q.Command (OpensWithCommand), at most q.Limit,
 	// most confident first. It is asked before every shell command an
 	// agent runs, so it reads only what an index finds; Evidence may be
 	// left out, as in Best.
@@ -131,21 +131,22 @@ type RecallQuery struct {
 	Filter
 	// Signatures selects the items with one of these error signatures.
 	Signatures []string
-	// Program selects the items whose text opens with a command of this
-	// program (OpensWithCommand).
-	Program string
+	// Command selects the items whose text opens with this command: a
+	// program, or a program and its subcommand (OpensWithCommand).
+	Command string
 	// Limit caps the items; 0 means 10.
 	Limit int
 }
 
-// OpensWithCommand reports whether text opens with a command of program
-// in backticks, as harvest words a pitfall or quirk of a command
-// ("`go test ./...` fails with …", "`gh api` can fail with …").
-func OpensWithCommand(text, program string) bool {
-	if program == "" || len(text) < len(program)+2 || text[0] != '`' || text[1:1+len(program)] != program {
+// OpensWithCommand reports whether text opens with command in backticks,
+// alone or followed by more words, as harvest words a pitfall or quirk of
+// a command ("`go test ./...` fails with …", "`gh api` can fail with …"
+// open with go, go test, gh and gh api).
+func OpensWithCommand(text, command string) bool {
+	if command == "" || len(text) < len(command)+2 || text[0] != '`' || text[1:1+len(command)] != command {
 		return false
 	}
-	c := text[1+len(program)]
+	c := text[1+len(command)]
 	return c == ' ' || c == '`'
 }
 

@@ -31,6 +31,19 @@ func FailedCommand(text string) string {
 // and long arguments. Nil for no command.
 func CommandWords(cmd string) []string { return generalWords(cmd, "", nil) }
 
+// CommandPrefix is how the text of every pitfall whose failed command
+// the command of words (CommandWords) Meets starts, after its backtick:
+// the program, and its subcommand when it has one.
+func CommandPrefix(words []string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	if sub := subcommand(words); sub != "" && len(words) > 1 && words[1] == sub {
+		return words[0] + " " + sub
+	}
+	return words[0]
+}
+
 // Meets reports whether the command whose words (CommandWords) are words
 // is the one a pitfall's failed command (FailedCommand) describes: the
 // same program and subcommand, and every other word the pitfall shows, in

@@ -50,12 +50,20 @@ func TestMeets(t *testing.T) {
 		{"git push origin main", "git push origin feature", false},
 		{"curl -fsSL https://example.com/very/long/path/to/a/release/tarb…", "curl -fsSL https://example.com/very/long/path/to/a/release/tarball.tgz", true},
 		{"npm install", "ls | npm install", false}, // a pipeline's first command is ls
+		{"uv run pytest -x", "uv run pytest -x tests/", true},
+		{"python scripts/seed.py", "python scripts/seed.py --rows 5", true},
+		{"python scripts/seed.py", "python scripts/other.py", false},
 		{"npm install", "echo hi", false},
 		{"npm install", "", false},
 		{"", "npm install", false},
 	} {
 		if got := Meets(tt.failed, CommandWords(tt.cmd)); got != tt.want {
 			t.Errorf("Meets(%q, %q) = %v, want %v (words %q)", tt.failed, tt.cmd, got, tt.want, CommandWords(tt.cmd))
+		}
+		// The store finds a pitfall by how its text starts: every one the
+		// command meets starts so.
+		if prefix := CommandPrefix(CommandWords(tt.cmd)); tt.want && !lore.OpensWithCommand("`"+tt.failed+"` fails with `x`.", prefix) {
+			t.Errorf("the pitfall of %q does not start with %q, which %q looks for", tt.failed, prefix, tt.cmd)
 		}
 	}
 }

@@ -8,11 +8,11 @@ import (
 )
 
 // Recall returns the pitfalls and tool quirks f selects whose signature is
-// one of q.Signatures or whose text opens with a command of q.Program,
-// most confident first, without their evidence. Each part reads an
-// index: items_signature by signature, items_command by scope and the
-// range of texts that start with "`program"; an agent runs it before every
-// shell command, on a store of any size.
+// one of q.Signatures or whose text opens with q.Command, most confident
+// first, without their evidence. Each part reads an index:
+// items_signature by signature, items_command by scope and the range of
+// texts that start with "`command"; an agent runs it before every shell
+// command, on a store of any size.
 func (s *Store) Recall(ctx context.Context, q lore.RecallQuery) ([]lore.Item, error) {
 	query, args := s.recallSQL(q)
 	if query == "" {
@@ -58,11 +58,11 @@ func (s *Store) recallSQL(q lore.RecallQuery) (string, []any) {
 		}
 		partArgs = append(partArgs, args...)
 	}
-	if q.Program != "" && !strings.ContainsAny(q.Program, "` \t\n") {
-		// The texts from "`program" up to, not including, "`program" with
+	if q.Command != "" && !strings.ContainsAny(q.Command, "`\t\n") {
+		// The texts from "`command" up to, not including, "`command" with
 		// its last byte raised: every text that starts with it. The byte
 		// after it (a blank or a backtick) is checked as well.
-		from := "`" + q.Program
+		from := "`" + q.Command
 		to := from[:len(from)-1] + string(rune(from[len(from)-1]+1))
 		if from[len(from)-1] < 0x7f {
 			parts = append(parts, `SELECT `+bestColumns+` FROM items i INDEXED BY items_command WHERE i.category IN ('pitfall', 'tool-quirk') AND i.text >= ? AND i.text < ?

@@ -41,16 +41,22 @@ func TestRecallPlan(t *testing.T) {
 		return strings.Join(plan, "; ")
 	}
 	for _, f := range []lore.Filter{{Repo: "acme/r3"}, {NoRepo: true, Agent: "codex"}, {NoRepo: true, NoAgent: true}} {
-		query, args := s.recallSQL(lore.RecallQuery{Filter: f, Program: "go", Limit: 50})
-		if p := plan(query, args...); !strings.Contains(p, "USING INDEX items_command (repo=? AND text>? AND text<?)") {
-			t.Errorf("Recall of a program in %+v: %s; want the range of items_command", f, p)
+		query, args := s.recallSQL(lore.RecallQuery{Filter: f, Command: "go test", Limit: 50})
+		// A repository's items of every agent are few; an agent's, and the
+		// global ones, are a range of texts.
+		want := "USING INDEX items_command (repo=? AND agent=? AND text>? AND text<?)"
+		if f.Repo != "" {
+			want = "USING INDEX items_command (repo=?)"
+		}
+		if p := plan(query, args...); !strings.Contains(p, want) {
+			t.Errorf("Recall of a command in %+v: %s; want %s", f, p, want)
 		}
 		query, args = s.recallSQL(lore.RecallQuery{Filter: f, Signatures: []string{"go test: no go files 3", "cause: go test: no go files 3"}})
 		if p := plan(query, args...); !strings.Contains(p, "USING INDEX items_signature (signature=?") {
 			t.Errorf("Recall of a signature in %+v: %s; want items_signature", f, p)
 		}
 	}
-	got, err := s.Recall(ctx, lore.RecallQuery{Filter: lore.Filter{Repo: "acme/r3"}, Program: "go", Limit: 100})
+	got, err := s.Recall(ctx, lore.RecallQuery{Filter: lore.Filter{Repo: "acme/r3"}, Command: "go test", Limit: 100})
 	if err != nil || len(got) != 29 {
 		t.Errorf("Recall of go in acme/r3: %d items, %v; want 29", len(got), err)
 	}

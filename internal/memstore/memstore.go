@@ -172,8 +172,8 @@ func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item
 }
 
 // Recall returns the pitfalls and tool quirks q's filter selects whose
-// signature is one of q.Signatures or whose text opens with a command of
-// q.Program, most confident first, then by id.
+// signature is one of q.Signatures or whose text opens with q.Command,
+// most confident first, then by id.
 func (s *Store) Recall(ctx context.Context, q lore.RecallQuery) ([]lore.Item, error) {
 	n := q.Limit
 	if n <= 0 {
@@ -187,7 +187,7 @@ func (s *Store) Recall(ctx context.Context, q lore.RecallQuery) ([]lore.Item, er
 		if it.Category != lore.CategoryPitfall && it.Category != lore.CategoryToolQuirk {
 			continue
 		}
-		if it.Signature != "" && slices.Contains(q.Signatures, it.Signature) || lore.OpensWithCommand(it.Text, q.Program) {
+		if it.Signature != "" && slices.Contains(q.Signatures, it.Signature) || lore.OpensWithCommand(it.Text, q.Command) {
 			out = append(out, it)
 		}
 	}

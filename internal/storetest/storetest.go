@@ -1500,7 +1500,7 @@ func testRecall(e *env) {
 		}
 		return out
 	}
-	byProgram := texts(lore.RecallQuery{Program: "go"})
+	byProgram := texts(lore.RecallQuery{Command: "go"})
 	want := []string{
 		"`go test ./...` fails with `--- FAIL: TestParse`; `go test -count=1 ./...` works.",
 		"`go` builds the project.",
@@ -1518,17 +1518,21 @@ func testRecall(e *env) {
 		e.t.Errorf("Recall of %q: %q, want %q", sig, bySig, want)
 	}
 	// Both at once: each item once.
-	if got := texts(lore.RecallQuery{Program: "go", Signatures: []string{sig}, Limit: 10}); len(got) != 4 {
+	if got := texts(lore.RecallQuery{Command: "go", Signatures: []string{sig}, Limit: 10}); len(got) != 4 {
 		e.t.Errorf("Recall of go and %q: %q, want 4 items, each once", sig, got)
 	}
-	if got := texts(lore.RecallQuery{Program: "go", Limit: 1}); len(got) != 1 {
+	if got := texts(lore.RecallQuery{Command: "go", Limit: 1}); len(got) != 1 {
 		e.t.Errorf("Recall with limit 1: %q", got)
 	}
-	if got := texts(lore.RecallQuery{Program: "go", Filter: lore.Filter{Statuses: []lore.Status{lore.StatusCandidate}}}); len(got) != 1 ||
+	if got := texts(lore.RecallQuery{Command: "go", Filter: lore.Filter{Statuses: []lore.Status{lore.StatusCandidate}}}); len(got) != 1 ||
 		!strings.HasPrefix(got[0], "`go build") {
 		e.t.Errorf("Recall of candidates: %q, want the candidate", got)
 	}
-	for _, q := range []lore.RecallQuery{{}, {Program: "g"}, {Program: "java"}, {Signatures: []string{""}}, {Program: "go test"}, {Program: "`go"}} {
+	if got := texts(lore.RecallQuery{Command: "go test"}); len(got) != 1 || !strings.HasPrefix(got[0], "`go test ./...` fails") {
+		e.t.Errorf("Recall of go test: %q, want the pitfall of go test alone", got)
+	}
+	for _, q := range []lore.RecallQuery{{}, {Command: "g"}, {Command: "java"}, {Signatures: []string{""}}, {Command: "go tes"}, {Command: "`go"},
+		{Command: "go test ./... -run"}} {
 		if got := texts(q); len(got) != 0 {
 			e.t.Errorf("Recall(%+v): %q, want nothing", q, got)
 		}
@@ -1565,7 +1569,7 @@ func testRecallScopes(e *env) {
 		{lore.Filter{NoRepo: true, NoAgent: true}, 0},
 		{lore.Filter{}, 3},
 	} {
-		if n := count(lore.RecallQuery{Program: "gh", Filter: tt.f}); n != tt.want {
+		if n := count(lore.RecallQuery{Command: "gh", Filter: tt.f}); n != tt.want {
 			e.t.Errorf("Recall of gh in %+v: %d items, want %d", tt.f, n, tt.want)
 		}
 	}

@@ -5,7 +5,8 @@
 ALTER TABLE boots ADD COLUMN kind TEXT NOT NULL DEFAULT '';
 -- The pitfalls and quirks of a command, by scope and by the text they
 -- open with ("`go test ./...` fails with …"): lore recall looks for those
--- of a program before every shell command an agent runs, a range of this
--- index. Only pitfalls and quirks are in it, so adding other items costs
--- nothing more.
-CREATE INDEX items_command ON items (repo COLLATE NOCASE, text) WHERE category IN ('pitfall', 'tool-quirk');
+-- of a command before every shell command an agent runs, a range of this
+-- index in each scope (a repository's; an agent's or the global ones,
+-- with no repository). Only pitfalls and quirks are in it, so adding
+-- other items costs nothing more.
+CREATE INDEX items_command ON items (repo COLLATE NOCASE, agent, text) WHERE category IN ('pitfall', 'tool-quirk');
