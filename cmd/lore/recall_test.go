@@ -145,7 +145,11 @@ func TestRecallAfterTool(t *testing.T) {
 	// Gemini CLI's AfterTool: the same JSON, its own event name and agent.
 	gemini, _ := json.Marshal(map[string]any{"session_id": "g1", "cwd": dir, "hook_event_name": "AfterTool", "tool_name": "run_shell_command",
 		"tool_input":    map[string]any{"command": "git push origin main"},
-		"tool_response": map[string]any{"llmContent": pushError, "returnDisplay": "x", "error": map[string]any{"message": "exit 1"}}})
+		// Its shell tool sets no error for a non-zero exit: the exit code
+		// ends what it tells the model.
+		"tool_response": map[string]any{"llmContent": "Command: git push origin main\nDirectory: (root)\nOutput: " +
+			strings.TrimPrefix(pushError, "Exit code 1\n") + "\nError: (none)\nExit Code: 1\nSignal: (none)",
+			"returnDisplay": "Command exited with code: 1"}})
 	r = runLoreStdin(t, nil, string(gemini), "recall", "--after-tool", "--store", store)
 	if event, note := hookContext(t, r.stdout); event != "AfterTool" || !strings.Contains(note, pitfall) {
 		t.Errorf("Gemini CLI's AfterTool: %s %q", event, note)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"regexp"
 )
 
 // The events lore hooks into. PostToolUse runs only after a tool call
@@ -56,7 +57,9 @@ type Input struct {
 // Failure is the text of a failed tool call's error, as the agent was
 // told it, when in reports one: Claude Code's PostToolUseFailure (not an
 // interruption), or Gemini CLI's AfterTool whose response carries an
-// error. ok is false for a call that worked or an input of another event.
+// error or, for a shell command, a non-zero exit code (its shell tool
+// sets error only when the command could not run). ok is false for a
+// call that worked or an input of another event.
 func (in Input) Failure() (text string, ok bool) {
 	switch in.HookEventName {
 	case PostToolUseFailure:
@@ -69,13 +72,19 @@ func (in Input) Failure() (text string, ok bool) {
 			LLMContent json.RawMessage `json:"llmContent"`
 			Error      json.RawMessage `json:"error"`
 		}
-		if json.Unmarshal(in.ToolResponse, &resp) != nil || isNull(resp.Error) || len(resp.Error) == 0 {
+		if json.Unmarshal(in.ToolResponse, &resp) != nil {
 			return "", false
+		}
+		text = jsonText(resp.LLMContent)
+		if len(resp.Error) == 0 || isNull(resp.Error) {
+			if !geminiExitCode.MatchString(text) {
+				return "", false
+			}
+			return text, true
 		}
 		var e struct {
 			Message string `json:"message"`
 		}
-		text = jsonText(resp.LLMContent)
 		if text == "" && json.Unmarshal(resp.Error, &e) == nil {
 			text = e.Message
 		}
@@ -85,6 +94,10 @@ func (in Input) Failure() (text string, ok bool) {
 	}
 	return text, text != ""
 }
+
+// geminiExitCode finds the non-zero exit code Gemini CLI's shell tool
+// writes at the end of what it tells the model ("Exit Code: 1").
+var geminiExitCode = regexp.MustCompile(`(?m)^Exit Code: [1-9][0-9]*\s*$`)
 
 // jsonText is a JSON string's value, or the JSON as written for another
 // value, "" for none or null.
