@@ -26,7 +26,7 @@ import (
 // PreToolUse for a command a pitfall knows, after PostToolUseFailure for
 // its error; three calls in four are of a known command. It reports the
 // median, 95th and 99th percentile, and the share of calls answered with
-// a note.
+// a note; nostore is the process with no store to open.
 func BenchmarkRecallProcess(b *testing.B) {
 	dir := os.Getenv("LORE_BENCH_DIR")
 	if dir == "" {
@@ -73,9 +73,14 @@ func BenchmarkRecallProcess(b *testing.B) {
 		}
 		calls = append(calls, c)
 	}
-	for _, tt := range []struct{ name, flag, event string }{
-		{"before", "--before-tool", "PreToolUse"},
-		{"after", "--after-tool", "PostToolUseFailure"},
+	// nostore is the same process with no store to open: what starting
+	// lore and reading the hook's input cost on this machine, for the
+	// others to be read against.
+	missing := filepath.Join(b.TempDir(), "none.db")
+	for _, tt := range []struct{ name, flag, event, store string }{
+		{"before", "--before-tool", "PreToolUse", store},
+		{"after", "--after-tool", "PostToolUseFailure", store},
+		{"nostore", "--before-tool", "PreToolUse", missing},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			var times []time.Duration
@@ -88,7 +93,7 @@ func BenchmarkRecallProcess(b *testing.B) {
 					in["error"] = c.output
 				}
 				stdin, _ := json.Marshal(in)
-				cmd := exec.Command(bin, "recall", tt.flag, "--store", store)
+				cmd := exec.Command(bin, "recall", tt.flag, "--store", tt.store)
 				cmd.Stdin = strings.NewReader(string(stdin))
 				t := time.Now()
 				out, err := cmd.Output()
