@@ -144,7 +144,7 @@ func TestRecallAfterTool(t *testing.T) {
 	}
 	// Gemini CLI's AfterTool: the same JSON, its own event name and agent.
 	gemini, _ := json.Marshal(map[string]any{"session_id": "g1", "cwd": dir, "hook_event_name": "AfterTool", "tool_name": "run_shell_command",
-		"tool_input":    map[string]any{"command": "git push origin main"},
+		"tool_input": map[string]any{"command": "git push origin main"},
 		// Its shell tool sets no error for a non-zero exit: the exit code
 		// ends what it tells the model.
 		"tool_response": map[string]any{"llmContent": "Command: git push origin main\nDirectory: (root)\nOutput: " +
