@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/benchstore"
 	"github.com/lorehq/lore/internal/synth"
 	"github.com/lorehq/lore/sqlite"
 )
@@ -20,26 +19,8 @@ import (
 // and their commands.
 func benchStore(b *testing.B) (string, []lore.Item, []synth.PitfallCommand) {
 	b.Helper()
-	dir := os.Getenv("LORE_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	path := filepath.Join(dir, "bench-recall-100000.db")
 	items, cmds := synth.RecallItems()
-	if _, err := os.Stat(path); err != nil {
-		ctx := context.Background()
-		s, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := 0; i < len(items); i += 5000 {
-			if _, err := s.Add(ctx, items[i:min(i+5000, len(items))]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		s.Close()
-	}
-	return path, items[len(items)-len(cmds):], cmds
+	return benchstore.Path(b, "bench-recall-100000.db", items), items[len(items)-len(cmds):], cmds
 }
 
 // benchCall is one hook a session sends: a command about to run, or one

@@ -88,8 +88,7 @@ func AfterFailure(ctx context.Context, st store, opts Options, tool, input, outp
 	return note(afterHeader, items, opts.Repo), nil
 }
 
-// read asks each of the session's scopes (its repository's, its agent's,
-// the global ones, as boot does) and keeps at most MaxNotes items that
+// read asks each of the session's scopes (boot.Scopes) and keeps at most MaxNotes items that
 // keep selects, confident enough and safe to hand out, this repository's
 // first.
 func read(ctx context.Context, st store, opts Options, q lore.RecallQuery, keep func(lore.Item) bool) ([]lore.Item, error) {
@@ -97,17 +96,9 @@ func read(ctx context.Context, st store, opts Options, q lore.RecallQuery, keep 
 	if minConf == 0 {
 		minConf = boot.DefaultMinConfidence
 	}
-	var scopes []lore.Filter
-	if opts.Repo != "" {
-		scopes = append(scopes, lore.Filter{Repo: opts.Repo})
-	}
-	if opts.Agent != "" {
-		scopes = append(scopes, lore.Filter{NoRepo: true, Agent: opts.Agent})
-	}
-	scopes = append(scopes, lore.Filter{NoRepo: true, NoAgent: true})
 	var out []lore.Item
 	seen := map[string]bool{}
-	for _, f := range scopes {
+	for _, f := range boot.Scopes(opts.Repo, opts.Agent) {
 		q.Filter = f
 		items, err := st.Recall(ctx, q)
 		if err != nil {
@@ -117,9 +108,8 @@ func read(ctx context.Context, st store, opts Options, q lore.RecallQuery, keep 
 			if len(out) == MaxNotes {
 				return out, nil
 			}
-			// The store's filter says the same of the repository; as in
-			// boot, a dangerous setting is never handed out as advice.
-			if seen[it.ID] || it.Repo != "" && !lore.SameRepo(it.Repo, opts.Repo) || it.Confidence < minConf ||
+			// As in boot, a dangerous setting is never handed out as advice.
+			if seen[it.ID] || !boot.InScope(it, opts.Repo, opts.Agent) || it.Confidence < minConf ||
 				!keep(it) || lore.Unsafe(it.Text) {
 				continue
 			}

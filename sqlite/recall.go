@@ -22,16 +22,7 @@ func (s *Store) Recall(ctx context.Context, q lore.RecallQuery) ([]lore.Item, er
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var items []lore.Item
-	for rows.Next() {
-		st, err := scanRow(rows)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, st.item)
-	}
-	return items, rows.Err()
+	return scanItems(rows, max(q.Limit, 10))
 }
 
 // recallSQL is Recall's query and its arguments; "" when q asks for

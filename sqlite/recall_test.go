@@ -25,21 +25,7 @@ func TestRecallPlan(t *testing.T) {
 	if _, err := s.Add(ctx, items); err != nil {
 		t.Fatal(err)
 	}
-	plan := func(query string, args ...any) string {
-		rows, err := s.db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var plan []string
-		for rows.Next() {
-			var id, parent, notUsed int
-			var detail string
-			rows.Scan(&id, &parent, &notUsed, &detail)
-			plan = append(plan, detail)
-		}
-		return strings.Join(plan, "; ")
-	}
+	plan := func(query string, args ...any) string { return queryPlan(t, s, query, args...) }
 	for _, f := range []lore.Filter{{Repo: "acme/r3"}, {NoRepo: true, Agent: "codex"}, {NoRepo: true, NoAgent: true}} {
 		query, args := s.recallSQL(lore.RecallQuery{Filter: f, Command: "go test", Limit: 50})
 		// A repository's items of every agent are few; an agent's, and the

@@ -94,21 +94,7 @@ func TestBoundedSearch(t *testing.T) {
 	if hits, err := s.Search(ctx, q); err != nil || len(hits) != 0 {
 		t.Errorf("bounded: %d hits, %v; want none (the old item matches only common words, outside the window)", len(hits), err)
 	}
-	plan := func(query string, args ...any) string {
-		rows, err := s.db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var plan []string
-		for rows.Next() {
-			var id, parent, notUsed int
-			var detail string
-			rows.Scan(&id, &parent, &notUsed, &detail)
-			plan = append(plan, detail)
-		}
-		return strings.Join(plan, "; ")
-	}
+	plan := func(query string, args ...any) string { return queryPlan(t, s, query, args...) }
 	for _, f := range []lore.Filter{{Repo: "acme/api"}, {NoRepo: true, Agent: "codex"}, {NoRepo: true, NoAgent: true}} {
 		cond, args := s.where(f)
 		if p := plan(`SELECT rowid FROM items i WHERE `+cond+` ORDER BY i.confidence DESC, i.rowid DESC LIMIT 10`, args...); !strings.Contains(p, "USING INDEX items_scope") ||
@@ -856,4 +842,22 @@ func wantOneItem(t *testing.T, path, what string) {
 	if err != nil || n != 1 {
 		t.Errorf("%s: %d items (%v), want 1", what, n, err)
 	}
+}
+
+// queryPlan is SQLite's plan for query, its steps joined by "; ".
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notUsed int
+		var detail string
+		rows.Scan(&id, &parent, &notUsed, &detail)
+		plan = append(plan, detail)
+	}
+	return strings.Join(plan, "; ")
 }

@@ -200,23 +200,10 @@ func bootHook(ctx context.Context, opts *bootOptions) error {
 	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
 		return nil // a session lore started itself
 	}
-	ctx, cancel := context.WithTimeout(ctx, hookDeadline-200*time.Millisecond)
-	defer cancel()
-	type built struct {
-		c   boot.Context
-		err error
-	}
-	done := make(chan built, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- built{err: fmt.Errorf("internal error: %v", r)}
-			}
-		}()
+	c, err := withinDeadline(ctx, hookDeadline-200*time.Millisecond, func(ctx context.Context) (boot.Context, error) {
 		in, err := readHookInput(ctx, opts.IO)
 		if err != nil {
-			done <- built{err: fmt.Errorf("reading the hook's input: %w", err)}
-			return
+			return boot.Context{}, fmt.Errorf("reading the hook's input: %w", err)
 		}
 		if in.Cwd != "" && opts.Repo == "" && opts.Cwd == "" {
 			opts.Cwd = in.Cwd
@@ -227,20 +214,51 @@ func bootHook(ctx context.Context, opts *bootOptions) error {
 		if in.SessionID != "" && opts.Session == "" {
 			opts.Session = lore.AgentClaudeCode + ":" + in.SessionID
 		}
-		c, err := opts.build(ctx)
-		done <- built{c, err}
-	}()
-	select {
-	case b := <-done:
-		if b.err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "lore boot: %v (the session starts without notes)\n", b.err)
-			return nil
-		}
-		text = b.c.Text
-	case <-ctx.Done():
+		return opts.build(ctx)
+	})
+	switch {
+	case errors.Is(err, errNoTime):
 		fmt.Fprintf(opts.IO.ErrOut, "lore boot: no context within %s (the session starts without notes)\n", hookDeadline)
+	case err != nil:
+		fmt.Fprintf(opts.IO.ErrOut, "lore boot: %v (the session starts without notes)\n", err)
+	default:
+		text = c.Text
 	}
 	return nil
+}
+
+// errNoTime is withinDeadline's error when fn did not finish in time.
+var errNoTime = errors.New("out of time")
+
+// withinDeadline runs fn with a context that ends after d, and returns
+// what it returns, or errNoTime as soon as d has passed, whether or not fn
+// watches its context (a read stuck on a file system does not); a panic
+// in fn is an error. A hook answers this way: late or broken, it still
+// answers.
+func withinDeadline[T any](ctx context.Context, d time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		v, err := fn(ctx)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, errNoTime
+	}
 }
 
 // isBootHook reports whether args run lore boot as a Claude Code hook

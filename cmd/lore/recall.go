@@ -89,43 +89,28 @@ func recallRun(ctx context.Context, opts *recallOptions) error {
 	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
 		return nil // a session lore started itself
 	}
-	ctx, cancel := context.WithTimeout(ctx, recallDeadline)
-	defer cancel()
-	type answer struct {
-		event, text string
-		err         error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- answer{err: fmt.Errorf("internal error: %v", r)}
-			}
-		}()
-		event, text, err := opts.answer(ctx)
-		done <- answer{event, text, err}
-	}()
-	select {
-	case a := <-done:
-		if a.err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "lore recall: %s (nothing handed over)\n", secrets.String(a.err.Error()))
-			return nil
-		}
-		if a.text != "" {
-			claudehook.WriteContext(opts.IO.Out, a.event, a.text)
-		}
-	case <-ctx.Done():
+	a, err := withinDeadline(ctx, recallDeadline, opts.answer)
+	switch {
+	case errors.Is(err, errNoTime):
 		fmt.Fprintf(opts.IO.ErrOut, "lore recall: no answer within %s (nothing handed over)\n", recallDeadline)
+	case err != nil:
+		fmt.Fprintf(opts.IO.ErrOut, "lore recall: %s (nothing handed over)\n", secrets.String(err.Error()))
+	case a.text != "":
+		claudehook.WriteContext(opts.IO.Out, a.event, a.text)
 	}
 	return nil
 }
 
+// answer is the event a tool hook answers and the note it hands over;
+// no text for none.
+type answer struct{ event, text string }
+
 // answer reads the hook's input and works out the note: the event to
 // answer and its text, "" for none.
-func (opts *recallOptions) answer(ctx context.Context) (event, text string, err error) {
+func (opts *recallOptions) answer(ctx context.Context) (answer, error) {
 	in, err := readHookInput(ctx, opts.IO)
 	if err != nil {
-		return "", "", fmt.Errorf("reading the hook's input: %w", err)
+		return answer{}, fmt.Errorf("reading the hook's input: %w", err)
 	}
 	agent, kind := "", ""
 	switch in.HookEventName {
@@ -139,13 +124,13 @@ func (opts *recallOptions) answer(ctx context.Context) (event, text string, err 
 	// Another event (Gemini CLI's BeforeTool takes no context), or one the
 	// other flag answers.
 	if kind == "" || (kind == lore.BootBeforeTool) != opts.BeforeTool {
-		return "", "", nil
+		return answer{}, nil
 	}
 	failure := ""
 	if kind == lore.BootAfterFailure {
 		var ok bool
 		if failure, ok = in.Failure(); !ok {
-			return "", "", nil // a call that worked, or one the user stopped
+			return answer{}, nil // a call that worked, or one the user stopped
 		}
 	}
 	if opts.Agent != "" {
@@ -153,10 +138,10 @@ func (opts *recallOptions) answer(ctx context.Context) (event, text string, err 
 	}
 	p, err := opts.storePath(opts.Env)
 	if err != nil {
-		return "", "", err
+		return answer{}, err
 	}
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-		return "", "", nil // nothing learned yet
+		return answer{}, nil // nothing learned yet
 	}
 	o := recall.Options{Agent: agent}
 	if in.Cwd != "" {
@@ -168,7 +153,7 @@ func (opts *recallOptions) answer(ctx context.Context) (event, text string, err 
 	}
 	st, err := opts.open(ctx, opts.Env, true)
 	if err != nil {
-		return "", "", err
+		return answer{}, err
 	}
 	defer st.Close()
 	var n recall.Note
@@ -178,7 +163,7 @@ func (opts *recallOptions) answer(ctx context.Context) (event, text string, err 
 		n, err = recall.AfterFailure(ctx, st, o, in.ToolName, string(in.ToolInput), failure)
 	}
 	if err != nil || n.Text == "" {
-		return "", "", err
+		return answer{}, err
 	}
 	session := ""
 	if in.SessionID != "" {
@@ -193,7 +178,7 @@ func (opts *recallOptions) answer(ctx context.Context) (event, text string, err 
 	if err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "lore recall: note: this note is not recorded for lore measure: %v\n", err)
 	}
-	return in.HookEventName, n.Text, nil
+	return answer{in.HookEventName, n.Text}, nil
 }
 
 // isRecallHook reports whether args run lore recall, which only hooks

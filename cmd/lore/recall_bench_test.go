@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -13,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lorehq/lore/internal/benchstore"
 	"github.com/lorehq/lore/internal/synth"
-	"github.com/lorehq/lore/sqlite"
 )
 
 // BenchmarkRecallProcess runs lore recall as Claude Code's tool hooks run
@@ -28,24 +27,8 @@ import (
 // median, 95th and 99th percentile, and the share of calls answered with
 // a note; nostore is the process with no store to open.
 func BenchmarkRecallProcess(b *testing.B) {
-	dir := os.Getenv("LORE_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	cached := filepath.Join(dir, "bench-recall-100000.db")
 	items, cmds := synth.RecallItems()
-	if _, err := os.Stat(cached); err != nil {
-		s, err := sqlite.Open(context.Background(), cached, sqlite.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := 0; i < len(items); i += 5000 {
-			if _, err := s.Add(context.Background(), items[i:min(i+5000, len(items))]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		s.Close()
-	}
+	cached := benchstore.Path(b, "bench-recall-100000.db", items)
 	pitfalls := items[len(items)-len(cmds):]
 	store := filepath.Join(b.TempDir(), "lore.db") // every note is recorded: a copy
 	if err := copyFile(cached, store); err != nil {
