@@ -23,6 +23,10 @@ type Options struct {
 	// MinConfidence leaves out items below it; 0 is
 	// boot.DefaultMinConfidence, as for the notes a session starts with.
 	MinConfidence float64
+	// Told holds the ids of the items the session was handed already at
+	// the point of action, which are not handed over again: an agent
+	// that runs a command again after its note chose to.
+	Told map[string]bool
 }
 
 // Note is what an agent is handed: Text is "" when lore knows nothing
@@ -109,7 +113,7 @@ func read(ctx context.Context, st store, opts Options, q lore.RecallQuery, keep 
 				return out, nil
 			}
 			// As in boot, a dangerous setting is never handed out as advice.
-			if seen[it.ID] || !boot.InScope(it, opts.Repo, opts.Agent) || it.Confidence < minConf ||
+			if seen[it.ID] || opts.Told[it.ID] || !boot.InScope(it, opts.Repo, opts.Agent) || it.Confidence < minConf ||
 				!keep(it) || lore.Unsafe(it.Text) {
 				continue
 			}

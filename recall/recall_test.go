@@ -80,6 +80,10 @@ func TestBeforeTool(t *testing.T) {
 			t.Errorf("%s: the note %q does not quote the pitfall with its id under lore's header", tt.name, n.Text)
 		}
 	}
+	// What the session was told already is not told again.
+	if n, _ := BeforeTool(ctx, st, Options{Repo: "acme/api", Told: map[string]bool{push.ID: true}}, "Bash", bashInput("git push origin main")); n.Text != "" {
+		t.Errorf("told already: %+v, want nothing", n)
+	}
 	// Another repository's session, and one with no repository, are told
 	// nothing of acme/api.
 	for _, o := range []Options{{Repo: "acme/cli"}, {Agent: lore.AgentClaudeCode}} {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,8 +51,8 @@ action. It reads the hook's JSON on standard input and prints the hook's answer:
 
 The answer is {"hookSpecificOutput": {"hookEventName", "additionalContext"}}: a
 note the agent reads, never a block or a permission decision. The note is the
-items' stored text, at most 3 of them, each with its id to cite; nothing of the
-tool's output is handed back. Every note handed over is recorded for lore
+items' stored text, at most 3 of them, each with its id to cite, each once a
+session; nothing of the tool's output is handed back. Every note handed over is recorded for lore
 measure (a boot of kind before-tool or after-failure).
 
 It fails open: with nothing to say, no store, input it cannot read, another
@@ -156,18 +157,29 @@ func (opts *recallOptions) answer(ctx context.Context) (answer, error) {
 		return answer{}, err
 	}
 	defer st.Close()
-	var n recall.Note
-	if kind == lore.BootBeforeTool {
-		n, err = recall.BeforeTool(ctx, st, o, in.ToolName, string(in.ToolInput))
-	} else {
-		n, err = recall.AfterFailure(ctx, st, o, in.ToolName, string(in.ToolInput), failure)
+	note := func() (recall.Note, error) {
+		if kind == lore.BootBeforeTool {
+			return recall.BeforeTool(ctx, st, o, in.ToolName, string(in.ToolInput))
+		}
+		return recall.AfterFailure(ctx, st, o, in.ToolName, string(in.ToolInput), failure)
 	}
+	n, err := note()
 	if err != nil || n.Text == "" {
 		return answer{}, err
 	}
 	session := ""
 	if in.SessionID != "" {
 		session = agent + ":" + in.SessionID
+		// A note is handed to a session once: asked only when there is one
+		// to hand over, which most commands have not.
+		if o.Told, err = told(ctx, st, session, n.Items); err != nil {
+			return answer{}, err
+		}
+		if len(o.Told) > 0 {
+			if n, err = note(); err != nil || n.Text == "" {
+				return answer{}, err
+			}
+		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
 	defer cancel()
@@ -179,6 +191,31 @@ func (opts *recallOptions) answer(ctx context.Context) (answer, error) {
 		fmt.Fprintf(opts.IO.ErrOut, "lore recall: note: this note is not recorded for lore measure: %v\n", err)
 	}
 	return answer{in.HookEventName, n.Text}, nil
+}
+
+// toldSince is how far back told looks for the notes a session was
+// handed: longer than a session lasts.
+const toldSince = 24 * time.Hour
+
+// told is which of ids session was handed already at the point of action
+// (boots of kind before-tool and after-failure since toldSince).
+func told(ctx context.Context, st lore.Store, session string, ids []string) (map[string]bool, error) {
+	var out map[string]bool
+	err := st.Boots(ctx, time.Now().Add(-toldSince), func(b lore.Boot) error {
+		if b.Session != session || b.Kind == lore.BootStart {
+			return nil
+		}
+		for _, id := range b.Items {
+			if slices.Contains(ids, id) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[id] = true
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // isRecallHook reports whether args run lore recall, which only hooks

@@ -102,19 +102,30 @@ func TestRecallBeforeTool(t *testing.T) {
 	if len(bs) != 1 || bs[0].Kind != lore.BootBeforeTool || bs[0].Session != "claude-code:s1" || bs[0].Repo != "api" || len(bs[0].Items) != 1 {
 		t.Errorf("the note's record: %+v", bs)
 	}
+	// The same session is told once; another session is told too.
+	if r := runLoreStdin(t, nil, preToolUse(dir, "git push origin main"), "recall", "--before-tool", "--store", store); r.code != 0 || r.stdout != "" {
+		t.Errorf("the same session again: exit %d, %q, %q; want nothing", r.code, r.stdout, r.err)
+	}
+	other := strings.Replace(preToolUse(dir, "git push origin main"), `"session_id":"s1"`, `"session_id":"s2"`, 1)
+	if r := runLoreStdin(t, nil, other, "recall", "--before-tool", "--store", store); r.code != 0 || !strings.Contains(r.stdout, "fails with") {
+		t.Errorf("another session: exit %d, %q, %q; want the note", r.code, r.stdout, r.err)
+	}
+	if bs := boots(t, store); len(bs) != 2 || bs[1].Session != "claude-code:s2" {
+		t.Fatalf("records: %+v, want one a session", bs)
+	}
 	// Another command, another repository: nothing at all, exit 0.
-	other := filepath.Join(t.TempDir(), "web")
-	os.MkdirAll(other, 0o755)
+	web := filepath.Join(t.TempDir(), "web")
+	os.MkdirAll(web, 0o755)
 	for name, in := range map[string]string{
 		"another branch":     preToolUse(dir, "git push origin feature"),
-		"another repository": preToolUse(other, "git push origin main"),
+		"another repository": preToolUse(web, "git push origin main"),
 	} {
 		if r := runLoreStdin(t, nil, in, "recall", "--before-tool", "--store", store); r.code != 0 || r.stdout != "" {
 			t.Errorf("%s: exit %d, %q, %q", name, r.code, r.stdout, r.err)
 		}
 	}
-	if bs := boots(t, store); len(bs) != 1 {
-		t.Errorf("%d records, want only the note handed over", len(bs))
+	if bs := boots(t, store); len(bs) != 2 {
+		t.Errorf("%d records, want only the notes handed over", len(bs))
 	}
 }
 
@@ -134,12 +145,14 @@ func TestRecallAfterTool(t *testing.T) {
 	}
 	// The same error from another command of the same program: the same
 	// signature, the same note.
-	r = runLoreStdin(t, nil, postToolUseFailure(dir, "git push origin HEAD:main", pushError), "recall", "--after-tool", "--store", store)
+	r = runLoreStdin(t, nil, strings.Replace(postToolUseFailure(dir, "git push origin HEAD:main", pushError), `"s1"`, `"s2"`, 1),
+		"recall", "--after-tool", "--store", store)
 	if _, note := hookContext(t, r.stdout); !strings.Contains(note, pitfall) {
 		t.Errorf("the same error of git push origin HEAD:main: %q", note)
 	}
 	bs := boots(t, store)
-	if len(bs) != 2 || bs[0].Kind != lore.BootAfterFailure || bs[0].Agent != lore.AgentClaudeCode || bs[0].Session != "claude-code:s1" {
+	if len(bs) != 2 || bs[0].Kind != lore.BootAfterFailure || bs[0].Agent != lore.AgentClaudeCode || bs[0].Session != "claude-code:s1" ||
+		bs[1].Session != "claude-code:s2" {
 		t.Errorf("the notes' records: %+v", bs)
 	}
 	// Gemini CLI's AfterTool: the same JSON, its own event name and agent.
