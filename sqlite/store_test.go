@@ -170,8 +170,8 @@ func TestBandsMigrate(t *testing.T) {
 		t.Errorf("near-duplicate after migrating: %+v, want merged into %s", got[0], res[0].ID)
 	}
 	var version int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 7 {
-		t.Errorf("schema version %d (%v), want 7", version, err)
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 8 {
+		t.Errorf("schema version %d (%v), want 8", version, err)
 	}
 }
 
@@ -242,9 +242,10 @@ func evidenceAsTable(t *testing.T, s *Store) {
 }
 
 // harvestsWithoutTimes takes the harvest records back to before migration
-// 0007: no modification time, no count of sessions.
+// 0007: no modification time, no count of sessions (and so before 0008).
 func harvestsWithoutTimes(t *testing.T, s *Store) {
 	t.Helper()
+	bootsWithoutKind(t, s)
 	for _, q := range []string{
 		`ALTER TABLE harvests DROP COLUMN mtime`,
 		`ALTER TABLE harvests DROP COLUMN sessions`,
@@ -860,4 +861,54 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 		plan = append(plan, detail)
 	}
 	return strings.Join(plan, "; ")
+}
+
+// bootsWithoutKind takes the store back to before migration 0008: boots
+// of one kind, no index of the pitfalls by the command they open with.
+func bootsWithoutKind(t *testing.T, s *Store) {
+	t.Helper()
+	for _, q := range []string{
+		`DROP INDEX items_command`,
+		`ALTER TABLE boots DROP COLUMN kind`,
+		`PRAGMA user_version = 7`,
+	} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestBootKindMigrate opens a store from before lore recall: its boots
+// are the contexts sessions started with, and its pitfalls are found by
+// the command they open with.
+func TestBootKindMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pit := lore.Item{Text: "`make test` fails with `No rule to make target`; `make check` works.", Category: lore.CategoryPitfall, Confidence: 0.9}
+	if _, err := s.Add(ctx, []lore.Item{pit}); err != nil {
+		t.Fatal(err)
+	}
+	bootsWithoutKind(t, s)
+	if _, err := s.db.Exec(`INSERT INTO boots (at, session, items) VALUES (1, 'claude-code:s1', '[]')`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var bs []lore.Boot
+	if err := s.Boots(ctx, time.Time{}, func(b lore.Boot) error { bs = append(bs, b); return nil }); err != nil || len(bs) != 1 ||
+		bs[0].Kind != lore.BootStart || bs[0].Session != "claude-code:s1" {
+		t.Errorf("boots after migrating: %+v, %v; want the one boot, of kind start", bs, err)
+	}
+	if got, err := s.Recall(ctx, lore.RecallQuery{Command: "make"}); err != nil || len(got) != 1 {
+		t.Errorf("Recall after migrating: %+v, %v; want the pitfall", got, err)
+	}
 }
