@@ -356,3 +356,41 @@ func TestHooksProjectByName(t *testing.T) {
 		t.Errorf("a path with a space: %+v", rep.Hooks)
 	}
 }
+
+// lore hooks install gemini adds lore's AfterTool hook to Gemini CLI's
+// settings (in $GEMINI_CLI_HOME when set), and uninstall takes it out.
+func TestHooksGemini(t *testing.T) {
+	t.Parallel()
+	env := hooksEnv(t)
+	file := filepath.Join(env.Home, ".gemini", "settings.json")
+	rep := hooksJSON(t, runHooks(t, env, testLore, "hooks", "install", "gemini", "--json"))
+	if rep.File != file || !rep.Changed || actions(rep) != "AfterTool=added" || rep.Hooks[0].Command != testLore+" "+claudehook.AfterToolArgs {
+		t.Fatalf("install: %+v", rep)
+	}
+	if got := readSettings(t, file); len(got) != 1 || len(got["AfterTool"]) != 1 {
+		t.Errorf("settings: %v", got)
+	}
+	if rep := hooksJSON(t, runHooks(t, env, testLore, "hooks", "install", "gemini-cli", "--json")); rep.Changed {
+		t.Errorf("install again: %+v", rep)
+	}
+	// Claude Code's settings are not touched.
+	if _, err := os.Stat(filepath.Join(env.Home, ".claude")); err == nil {
+		t.Error("install gemini wrote Claude Code's settings")
+	}
+	r := runHooks(t, env, testLore, "hooks", "uninstall", "gemini")
+	if r.code != 0 || !strings.Contains(r.stdout, "AfterTool: removed") || !strings.Contains(r.stdout, "Gemini CLI reads hooks") {
+		t.Errorf("uninstall: exit %d\n%s%s", r.code, r.stdout, r.err)
+	}
+	if got := readSettings(t, file); len(got) != 0 {
+		t.Errorf("left: %v", got)
+	}
+	env.Getenv = func(k string) string {
+		if k == "GEMINI_CLI_HOME" {
+			return "/ci/job"
+		}
+		return ""
+	}
+	if rep := hooksJSON(t, runHooks(t, env, testLore, "hooks", "install", "gemini", "--dry-run", "--json")); rep.File != "/ci/job/.gemini/settings.json" {
+		t.Errorf("with GEMINI_CLI_HOME: %s", rep.File)
+	}
+}

@@ -454,7 +454,7 @@ func FuzzSettings(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := doc.install(commands); err != nil {
+		if _, err := doc.install(Claude, commands); err != nil {
 			return
 		}
 		out, err := doc.marshal([]byte(s))
@@ -465,16 +465,16 @@ func FuzzSettings(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		changes, err := doc.install(commands)
+		changes, err := doc.install(Claude, commands)
 		if err != nil || changes[0].Action != AlreadyThere || changes[1].Action != AlreadyThere {
 			t.Fatalf("second install on %q: %+v %v", out, changes, err)
 		}
-		if _, err := doc.uninstall(); err != nil {
+		if _, err := doc.uninstall(Claude); err != nil {
 			t.Fatal(err)
 		}
 		out, _ = doc.marshal(out)
 		doc, _ = parseSettings(out)
-		changes, _ = doc.uninstall()
+		changes, _ = doc.uninstall(Claude)
 		if changes[0].Action != NotThere || changes[1].Action != NotThere {
 			t.Fatalf("lore's hooks left in %q", out)
 		}
