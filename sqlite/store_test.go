@@ -221,7 +221,7 @@ func TestBandsTrim(t *testing.T) {
 func evidenceAsTable(t *testing.T, s *Store) {
 	t.Helper()
 	harvestsWithoutTimes(t, s)
-	for _, q := range []string{
+	execAll(t, s,
 		`CREATE TABLE evidence (
 			item       INTEGER NOT NULL REFERENCES items (rowid) ON DELETE CASCADE,
 			session    TEXT    NOT NULL,
@@ -234,11 +234,7 @@ func evidenceAsTable(t *testing.T, s *Store) {
 			FROM items AS i, json_each(i.evidence) AS e`,
 		`ALTER TABLE items DROP COLUMN evidence`,
 		`PRAGMA user_version = 5`,
-	} {
-		if _, err := s.db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 }
 
 // harvestsWithoutTimes takes the harvest records back to before migration
@@ -246,15 +242,7 @@ func evidenceAsTable(t *testing.T, s *Store) {
 func harvestsWithoutTimes(t *testing.T, s *Store) {
 	t.Helper()
 	bootsWithoutKind(t, s)
-	for _, q := range []string{
-		`ALTER TABLE harvests DROP COLUMN mtime`,
-		`ALTER TABLE harvests DROP COLUMN sessions`,
-		`PRAGMA user_version = 6`,
-	} {
-		if _, err := s.db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	execAll(t, s, `ALTER TABLE harvests DROP COLUMN mtime`, `ALTER TABLE harvests DROP COLUMN sessions`, `PRAGMA user_version = 6`)
 }
 
 // TestHarvestTimesMigrate opens a store whose harvest records predate
@@ -867,11 +855,13 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 // of one kind, no index of the pitfalls by the command they open with.
 func bootsWithoutKind(t *testing.T, s *Store) {
 	t.Helper()
-	for _, q := range []string{
-		`DROP INDEX items_command`,
-		`ALTER TABLE boots DROP COLUMN kind`,
-		`PRAGMA user_version = 7`,
-	} {
+	execAll(t, s, `DROP INDEX items_command`, `ALTER TABLE boots DROP COLUMN kind`, `PRAGMA user_version = 7`)
+}
+
+// execAll runs each query on the store, in order.
+func execAll(t *testing.T, s *Store, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
 		if _, err := s.db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
