@@ -90,7 +90,7 @@ func recallRun(ctx context.Context, opts *recallOptions) error {
 	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
 		return nil // a session lore started itself
 	}
-	a, err := withinDeadline(ctx, recallDeadline, opts.answer)
+	a, err := withinDeadline(ctx, recallDeadline, opts.respond)
 	switch {
 	case errors.Is(err, errNoTime):
 		fmt.Fprintf(opts.IO.ErrOut, "lore recall: no answer within %s (nothing handed over)\n", recallDeadline)
@@ -106,9 +106,9 @@ func recallRun(ctx context.Context, opts *recallOptions) error {
 // no text for none.
 type answer struct{ event, text string }
 
-// answer reads the hook's input and works out the note: the event to
+// respond reads the hook's input and works out the note: the event to
 // answer and its text, "" for none.
-func (opts *recallOptions) answer(ctx context.Context) (answer, error) {
+func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 	in, err := readHookInput(ctx, opts.IO)
 	if err != nil {
 		return answer{}, fmt.Errorf("reading the hook's input: %w", err)
