@@ -108,6 +108,9 @@ type Item struct {
 	Tags      []string `json:"tags"`
 	// Related lists the ids of items this one supersedes or contradicts.
 	Related []string `json:"related"`
+	// Reviews are the decisions people made about the item, oldest first
+	// (see Store.Review).
+	Reviews []Review `json:"reviews,omitempty"`
 
 	// redacted is the text and signature as Redact or Prepare left them:
 	// while both are unchanged, Prepare does not read them for secrets
@@ -163,6 +166,7 @@ type itemJSON struct {
 	Signature     string     `json:"signature"`
 	Tags          []string   `json:"tags"`
 	Related       []string   `json:"related"`
+	Reviews       []Review   `json:"reviews,omitempty"`
 }
 
 func timePtr(t time.Time) *time.Time {
@@ -186,6 +190,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		Confidence: roundConfidence(it.Confidence), Status: it.Status, SourceCount: it.SourceCount,
 		Evidence: it.Evidence, FirstSeen: timePtr(it.FirstSeen), LastConfirmed: timePtr(it.LastConfirmed),
 		Expires: timePtr(it.Expires), Signature: it.Signature, Tags: it.Tags, Related: it.Related,
+		Reviews: it.Reviews,
 	}
 	// The hand-given part is written only beside sessions' evidence: an
 	// item without evidence was all given by hand, and reading it back
@@ -216,6 +221,7 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 		Confidence: j.Confidence, Manual: j.Manual, Status: j.Status, SourceCount: j.SourceCount,
 		Evidence: j.Evidence, FirstSeen: timeOf(j.FirstSeen), LastConfirmed: timeOf(j.LastConfirmed),
 		Expires: timeOf(j.Expires), Signature: j.Signature, Tags: j.Tags, Related: j.Related,
+		Reviews: j.Reviews,
 	}
 	if len(it.Evidence) == 0 {
 		it.Manual = it.Confidence
@@ -391,6 +397,10 @@ func Prepare(it Item, now time.Time) (Item, error) {
 	it.redacted = redaction{it.Text, it.Signature}
 	it.Tags = cleanTags(it.Tags)
 	it.Related = cleanList(it.Related)
+	var err error
+	if it.Reviews, err = prepareReviews(it.Reviews); err != nil {
+		return it, err
+	}
 	ev := it.Evidence[:0:0]
 	seen := map[string]bool{}
 	for _, e := range it.Evidence {

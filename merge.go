@@ -99,15 +99,19 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 	if confirmed {
 		it.Confidence = CombineConfidence(append(slices.Clone(shares), manual)...)
 	}
-	// A person adding the item as active vouches for it.
-	if mode == Adding && in.Status == StatusActive && it.Status == StatusCandidate {
+	// A person adding the item as active vouches for it. Once a person
+	// decided its status (Decided), sessions leave it as they left it.
+	decided := old.Decided()
+	if mode == Adding && in.Status == StatusActive && it.Status == StatusCandidate && (!decided || len(in.Evidence) == 0) {
 		it.Status = StatusActive
 	}
-	Promote(it)
+	if !decided {
+		Promote(it)
+	}
 	// What the repository's instructions file says, or what is
 	// self-evident, is known: a session that saw it so takes back what
 	// sessions alone made active.
-	if mode == Adding && known(in) && it.Status == StatusActive && manual == 0 {
+	if mode == Adding && Known(in) && it.Status == StatusActive && manual == 0 && !decided {
 		it.Status = StatusCandidate
 	}
 	changed := confirmed || it.Confidence != old.Confidence || it.Status != old.Status ||
@@ -123,7 +127,7 @@ func Merge(stored *Item, shares []float64, in Item, mode MergeMode) ([]float64, 
 // machine (see OneOff). It reports whether it did.
 func Promote(it *Item) bool {
 	if it.Status != StatusCandidate || it.SourceCount < 2 || it.Confidence < PromoteConfidence ||
-		slices.Contains(it.Tags, TagHeld) || known(*it) || OneOff(it.Text) {
+		slices.Contains(it.Tags, TagHeld) || Known(*it) || OneOff(it.Text) {
 		return false
 	}
 	it.Status = StatusActive
@@ -140,7 +144,7 @@ func Promote(it *Item) bool {
 // it active when a second session confirms it. Items a person adds (lore
 // add, an import) are theirs to make active.
 func Earned(it Item) bool {
-	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || known(it) || OneOff(it.Text) {
+	if it.Confidence < PromoteConfidence || slices.Contains(it.Tags, TagHeld) || Known(it) || OneOff(it.Text) {
 		return false
 	}
 	if slices.Contains(it.Tags, TagVerified) {
@@ -168,9 +172,10 @@ const TagDocumented = "documented"
 // would save no step and take a note's place.
 const TagSelfEvident = "self-evident"
 
-// known reports whether an item is known without lore: documented by the
-// repository for its agents, or self-evident.
-func known(it Item) bool {
+// Known reports whether an item is known without lore: documented by the
+// repository for its agents, or self-evident. It is kept for search, and
+// sessions never make it active.
+func Known(it Item) bool {
 	return slices.Contains(it.Tags, TagDocumented) || slices.Contains(it.Tags, TagSelfEvident)
 }
 
@@ -234,10 +239,12 @@ const definitionPrefix = "defined: "
 func DefinitionSignature(symbol string) string { return definitionPrefix + symbol }
 
 // Supersedes reports whether it, when created, supersedes old: another
-// item with its error signature and scope, still active or a candidate.
-// The same error, resolved differently.
+// item with its error signature and scope, still active or a candidate,
+// and not one whose status a person decided (Decided). The same error,
+// resolved differently.
 func (it *Item) Supersedes(old *Item) bool {
-	return old.Signature == it.Signature && SameScope(*it, *old) && old.live() && old.ID != it.ID && it.Superseding()
+	return old.Signature == it.Signature && SameScope(*it, *old) && old.live() && old.ID != it.ID && it.Superseding() &&
+		!old.Decided()
 }
 
 // Supersede marks old superseded by it, and lists old in its Related.

@@ -29,6 +29,9 @@ import (
 //   - A candidate confirmed by two or more sessions and reaching
 //     PromoteConfidence becomes active, unless it is tagged TagHeld.
 //     Retired and superseded items stay so when confirmed again.
+//   - Sessions leave the status of an item a person decided (promoted,
+//     retired or edited: Item.Decided) as the person left it, and do not
+//     supersede it.
 type Store interface {
 	// Add merges items into the store in one transaction and reports what
 	// became of each, in order. An error about one of several items is an
@@ -52,9 +55,10 @@ type Store interface {
 	// Items calls fn for every item that f selects, in id order.
 	Items(ctx context.Context, f Filter, fn func(Item) error) error
 	// Best returns the limit items f selects that are most confident,
-	// then most recently added, in that order. Their Evidence may be
-	// left out (SourceCount says how many sessions taught each): boot
-	// reads them at every session start, and needs none of it.
+	// then most recently added, in that order. Their Evidence and
+	// Reviews may be left out (SourceCount says how many sessions
+	// taught each): boot reads them at every session start, and needs
+	// none of it.
 	Best(ctx context.Context, f Filter, limit int) ([]Item, error)
 	// Count returns how many items f selects.
 	Count(ctx context.Context, f Filter) (int, error)
@@ -70,13 +74,18 @@ type Store interface {
 	// Supersede marks old as superseded by new and lists old in new's
 	// Related.
 	Supersede(ctx context.Context, oldID, newID string) error
-	// Retire marks an item retired: it stays, but is no longer handed out.
-	Retire(ctx context.Context, id string) error
+	// Review applies a person's decision to the item with this id or
+	// unique id prefix, as Decide does, records it in the item's Reviews,
+	// and returns the item as it now is. Retiring keeps the item but
+	// hands it out no more; an edit keeps the item's id, and a session
+	// that teaches the text it was edited from teaches the edited item.
+	Review(ctx context.Context, id string, d Decision) (Item, error)
 	// Delete removes an item and its evidence.
 	Delete(ctx context.Context, id string) error
 	// ForgetSession removes a session's evidence from every item,
 	// recomputes their confidence, and deletes the items left with no
-	// evidence and no confidence given by hand.
+	// evidence, no confidence given by hand and no decision of a person
+	// (Item.Decided).
 	ForgetSession(ctx context.Context, session string) (ForgetResult, error)
 	// Harvested returns the record of the last harvest of a session by an
 	// extractor, and whether there is one.
@@ -107,6 +116,11 @@ type Boot struct {
 	Task    string
 	Items   []string // the full ids of the items in the context, in order
 	Tokens  int
+	// Withheld says the context was built and not handed over: the
+	// session is held out (lore boot --holdout), for measure to compare
+	// with the sessions that got their notes. Items and Tokens are what
+	// it would have been handed.
+	Withheld bool
 	// Kind is BootStart (""), BootBeforeTool or BootAfterFailure.
 	Kind string
 }

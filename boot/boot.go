@@ -52,6 +52,9 @@ type Context struct {
 	Tokens int      `json:"tokens"`
 	Budget int      `json:"budget"`
 	Items  []Picked `json:"items"`
+	// Withheld says the session is held out (HeldOut): its context was
+	// built and recorded, and is not handed over.
+	Withheld bool `json:"withheld"`
 }
 
 // Picked is an item in a context, with its score.
@@ -62,6 +65,11 @@ type Picked struct {
 	Repo       string  `json:"repo"`
 	Confidence float64 `json:"confidence"`
 	Score      float64 `json:"score"`
+	// Why says why the note is in: "command" (the repository's own way to
+	// build, test or check it), "confirmed" (a pitfall sessions met or a
+	// person wrote, a standing rule of the user's), "task" (it matches the
+	// task).
+	Why string `json:"why"`
 }
 
 // Header starts every context: the notes are knowledge from earlier
@@ -81,6 +89,15 @@ const EmptyText = `## Notes from earlier sessions (lore)
 lore has no notes for this scope yet: it learns them from finished agent sessions (lore harvest).
 `
 
+// NothingText is the whole context when lore has notes for a session's
+// scope but none worth its attention: none of the repository's commands
+// or confirmed pitfalls, and none about its task.
+const NothingText = `## Notes from earlier sessions (lore)
+
+lore has notes for this scope, none about this task. Search them when one may help (lore search,
+or the MCP tool search_knowledge).
+`
+
 // Empty is the context for a session lore has no notes for, such as one
 // before any store exists: EmptyText, when the budget holds it.
 func Empty(opts Options) (Context, error) {
@@ -91,10 +108,13 @@ func Empty(opts Options) (Context, error) {
 	return empty(codec, opts), nil
 }
 
-func empty(codec *tokens.Encoding, opts Options) Context {
+func empty(codec *tokens.Encoding, opts Options) Context { return short(codec, opts, EmptyText) }
+
+// short is a context of text alone, when the budget holds it.
+func short(codec *tokens.Encoding, opts Options, text string) Context {
 	c := Context{Budget: budgetOf(opts), Items: []Picked{}}
-	if n := tokens.Count(codec, EmptyText); n <= c.Budget {
-		c.Text, c.Tokens = EmptyText, n
+	if n := tokens.Count(codec, text); n <= c.Budget {
+		c.Text, c.Tokens = text, n
 	}
 	return c
 }
@@ -160,16 +180,14 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.item.ID, b.item.ID))
 	})
 
-	// A dangerous setting is never handed out as advice, however it
-	// became active: an import, lore add, an older harvest. It is looked
-	// for in the notes a context may reach, not in every candidate: 7 µs
-	// a note, against a boot's 20 ms.
-	for len(ranked) > 0 && (lore.Unsafe(ranked[0].item.Text) || gone(ranked[0].item, opts)) {
-		ranked = ranked[1:]
-	}
-	if len(ranked) == 0 {
+	picked := floor(ranked, opts)
+	if len(picked) == 0 {
+		if len(ranked) > 0 {
+			return short(codec, opts, NothingText), nil
+		}
 		return empty(codec, opts), nil
 	}
+	ranked = picked
 	out := Context{Budget: budget, Items: []Picked{}}
 	var b strings.Builder
 	fmt.Fprintf(&b, Header, lore.Cite(ranked[0].item.ID))
@@ -188,9 +206,6 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 		}
 		if nearDuplicate(c, kept) {
 			continue // cheaper to tell than a line's tokens
-		}
-		if c != ranked[0] && (lore.Unsafe(c.item.Text) || gone(c.item, opts)) {
-			continue
 		}
 		line := Line(c.item, opts.Repo)
 		n := tokens.Count(codec, line)
@@ -213,7 +228,7 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 	}
 	for _, c := range kept {
 		out.Items = append(out.Items, Picked{ID: c.item.ID, Text: c.item.Text, Category: string(c.item.Category),
-			Repo: c.item.Repo, Confidence: c.item.Confidence, Score: math.Round(c.score*1000) / 1000})
+			Repo: c.item.Repo, Confidence: c.item.Confidence, Score: math.Round(c.score*1000) / 1000, Why: c.why()})
 	}
 	return out, nil
 }
@@ -233,6 +248,8 @@ type candidate struct {
 	bm25      float64 // the match's score; 0 without a task or a match
 	relevance float64 // bm25 scaled to the boot's best match (1)
 	score     float64
+	tier      tier
+	onTask    bool
 	fp        *dedup.Fingerprint
 }
 

@@ -98,9 +98,12 @@ func TestScopeAndOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The repository's own test command heads the notes; then what
+	// people wrote down for the session's scopes, by scope; the guess
+	// below the minimum confidence and another repository's note never.
 	want := []string{
-		"Pushing to main fails with HTTP 405; open a pull request.",
 		"`make test` runs the tests.",
+		"Pushing to main fails with HTTP 405; open a pull request.",
 		"The Edit tool fails until the file is read.",
 		"`gh` reads GH_TOKEN before its config file.",
 	}
@@ -247,7 +250,7 @@ func TestOnlyActiveItems(t *testing.T) {
 				hidden.ID = lore.ItemID(hidden.Text, hidden.Category, hidden.Repo, hidden.Agent)
 				var err error
 				if status == "retired" {
-					err = st.Retire(ctx, hidden.ID)
+					_, err = st.Review(ctx, hidden.ID, lore.Decision{Action: lore.ReviewRetire})
 				} else {
 					err = st.Supersede(ctx, hidden.ID, lore.ItemID(newer.Text, newer.Category, newer.Repo, newer.Agent))
 				}
@@ -472,13 +475,6 @@ func TestBareNameIsItsOwnRepo(t *testing.T) {
 	}
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // Another agent's many confident notes never crowd out this agent's notes,
 // the global ones or the repository's, with a task or without.
 func TestScopesReadApart(t *testing.T) {
@@ -526,7 +522,8 @@ func TestUnknownTokenizer(t *testing.T) {
 
 // TestUserPreferencesRankWithPitfalls: a note of what the user typed to
 // steer the agent (tagged preference or correction) ranks as a pitfall
-// does, above the quirks and facts of its repository.
+// does, above the quirks and facts of its repository; the repository's
+// own test command heads them all.
 func TestUserPreferencesRankWithPitfalls(t *testing.T) {
 	st := newMemStore(t,
 		lore.Item{Text: "`make test` runs the tests.", Category: lore.CategoryFact, Repo: "acme/api"},
@@ -540,10 +537,10 @@ func TestUserPreferencesRankWithPitfalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
+		"`make test` runs the tests.",
 		`The user said: "Always use pnpm install, never npm install."`,
 		"`npm ci` can fail with HTTP 403 from the registry.",
 		"Run `make generate` before `make test`.",
-		"`make test` runs the tests.",
 	}
 	if got := texts(c); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

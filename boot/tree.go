@@ -2,9 +2,11 @@ package boot
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/lorehq/lore"
@@ -62,4 +64,132 @@ func gone(it lore.Item, opts Options) bool {
 			return read < maxCheckedFile
 		}
 	}
+}
+
+// maxInstructions is how much of an instructions file boot reads.
+const maxInstructions = 256 << 10
+
+// instructionFiles are the files at a checkout's root in which a
+// repository tells agents how to work in it, as harvest knows them.
+var instructionFiles = []string{"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".github/copilot-instructions.md", ".cursorrules"}
+
+// instructions is what the checkout's instructions files for agents say,
+// read once per boot; "" without a checkout or such files.
+func instructions(opts Options) string {
+	if opts.Dir == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, name := range instructionFiles {
+		f, err := os.Open(filepath.Join(opts.Dir, name))
+		if err != nil {
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			io.Copy(&b, io.LimitReader(f, maxInstructions))
+			b.WriteByte('\n')
+		}
+		f.Close()
+	}
+	return b.String()
+}
+
+// command is a head note's command and the folder it runs in: "`npm run
+// build` in `web` builds the project." is npm run build in web.
+func command(text string) (cmd, dir string) {
+	spans := strings.Split(text, "`")
+	if len(spans) < 3 {
+		return "", ""
+	}
+	cmd = spans[1]
+	if len(spans) >= 5 && strings.TrimSpace(spans[2]) == "in" {
+		dir = spans[3]
+	}
+	return cmd, dir
+}
+
+// documented reports whether the instructions text gives a head note's
+// command: the agent reads it there.
+func documented(it lore.Item, text string) bool {
+	cmd, _ := command(it.Text)
+	return cmd != "" && text != "" && strings.Contains(text, cmd)
+}
+
+// noScript reports whether a head note's command runs a package script
+// or a make target its checkout no longer has: the package.json of its
+// folder holds no such script, or its Makefile no such target. Without a
+// checkout, a file to read, or a file boot can tell for certain (a
+// Makefile that includes others), the note stands.
+func noScript(it lore.Item, opts Options) bool {
+	if opts.Dir == "" || !lore.SameRepo(it.Repo, opts.Repo) {
+		return false
+	}
+	cmd, dir := command(it.Text)
+	words := strings.Fields(cmd)
+	if len(words) < 2 || filepath.IsAbs(dir) || strings.HasPrefix(filepath.ToSlash(filepath.Clean(dir)), "../") {
+		return false
+	}
+	folder := filepath.Join(opts.Dir, dir)
+	switch prog := words[0]; {
+	case (prog == "npm" || prog == "pnpm" || prog == "yarn" || prog == "bun") && words[1] == "run" && len(words) > 2:
+		return lacksScript(folder, words[2])
+	case (prog == "npm" || prog == "pnpm" || prog == "yarn") && words[1] == "test":
+		return lacksScript(folder, "test")
+	case prog == "make" && !strings.HasPrefix(words[1], "-") && !strings.Contains(words[1], "="):
+		return lacksTarget(folder, words[1])
+	}
+	return false
+}
+
+func lacksScript(folder, script string) bool {
+	b, err := readCapped(filepath.Join(folder, "package.json"))
+	if err != nil {
+		return false
+	}
+	var pkg struct {
+		Scripts map[string]json.RawMessage `json:"scripts"`
+	}
+	if json.Unmarshal(b, &pkg) != nil {
+		return false
+	}
+	_, ok := pkg.Scripts[script]
+	return !ok
+}
+
+func lacksTarget(folder, target string) bool {
+	var b []byte
+	for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		if got, err := readCapped(filepath.Join(folder, name)); err == nil {
+			b = got
+			break
+		}
+	}
+	if b == nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "include ") || strings.HasPrefix(line, "-include ") || strings.HasPrefix(line, "sinclude ") {
+			return false // the target may be in the included file
+		}
+		if line == "" || line[0] == '\t' || line[0] == '#' {
+			continue
+		}
+		names, _, ok := strings.Cut(line, ":")
+		if ok && !strings.ContainsAny(names, "=$") && slices.Contains(strings.Fields(names), target) {
+			return false
+		}
+	}
+	return true
+}
+
+func readCapped(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, os.ErrNotExist
+	}
+	return io.ReadAll(io.LimitReader(f, maxCheckedFile))
 }

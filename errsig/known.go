@@ -244,3 +244,21 @@ func firstSentence(s string) string {
 	}
 	return s
 }
+
+// cascadeWords are what an agent's harness says of a call it cancelled
+// because another failed.
+var cascadeWords = []string{"sibling tool call errored", "cancelled because another", "canceled because another",
+	"cancelled due to", "canceled due to", "parallel tool call", "was cancelled because", "was canceled because"}
+
+// Cascade reports whether an error line is only the echo of another
+// call's failure (Claude Code cancels the parallel calls of a failed
+// one): it says nothing about the call itself, and is no error of its own.
+func Cascade(line string) bool {
+	l := strings.ToLower(line)
+	for _, w := range cascadeWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}

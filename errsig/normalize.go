@@ -58,7 +58,7 @@ func normalize(line string, keepIdents bool) string {
 func normalizeCut(line string, keepIdents bool) (string, bool) {
 	cut := len(line) > maxNormIn
 	line = clip(redactor.Head(line, maxNormIn), maxNormIn)
-	pre := prepass(line)
+	pre := prepass(line, nil)
 	var buf [48]token
 	toks := tokenize(buf[:0], pre)
 	var b strings.Builder
@@ -88,6 +88,37 @@ func normalizeCut(line string, keepIdents bool) (string, bool) {
 	}
 	out := b.String()
 	return clipWords(out, maxSignature), cut || len(out) > maxSignature
+}
+
+// Values are what Normalize takes out of line to say what failed rather
+// than where or when: its quoted values (<q>) but paths and numbers, and
+// the identifiers of the user's code (<v>), in lower case, in order. Two errors of one signature
+// are the same error when they have the same values: "npm error Missing
+// script: "lint"" is not "npm error Missing script: "test"", but "failed
+// to find expected lines in <path>" is the same wherever the file is.
+func Values(line string) []string {
+	line = clip(redactor.Head(line, maxNormIn), maxNormIn)
+	var quoted, vals []string
+	pre := prepass(line, &quoted)
+	for _, q := range quoted {
+		// A quoted path or number says where or how much, not what.
+		if q != "" && !isPath(q) && !digits(q) {
+			vals = append(vals, lowerASCII(q))
+		}
+	}
+	var buf [48]token
+	toks := tokenize(buf[:0], pre)
+	for i, t := range toks {
+		if t.sep {
+			continue
+		}
+		core := strings.TrimRight(t.s, ".,:;!?")
+		core = strings.TrimLeft(core, "*&")
+		if core != "" && transformCore(core, toks, i, false) == phVar {
+			vals = append(vals, lowerASCII(core))
+		}
+	}
+	return vals
 }
 
 // clipWords cuts s to at most n bytes at a space, so that no word is cut
@@ -148,8 +179,9 @@ func tokenize(toks []token, s string) []token {
 }
 
 // prepass replaces the parts that may hold separators: URLs, quoted
-// values, UUIDs and timestamps.
-func prepass(s string) string {
+// values, UUIDs and timestamps. With quoted not nil, it appends to it the
+// quoted values it replaces, without their quotes.
+func prepass(s string, quoted *[]string) string {
 	// ‘ and “ both start with the byte 0xe2; ContainsAny takes its
 	// argument as runes, so the byte is looked for on its own.
 	if !strings.ContainsAny(s, "'\"`:-@/\\") && strings.IndexByte(s, 0xe2) < 0 {
@@ -180,6 +212,9 @@ func prepass(s string) string {
 			}
 		}
 		if n := quoteLen(s, i); n > 0 {
+			if quoted != nil {
+				*quoted = append(*quoted, strings.Trim(s[i:i+n], "'\"`‘’“”"))
+			}
 			b.WriteString(phQuot)
 			i += n
 			continue

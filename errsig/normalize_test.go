@@ -1,6 +1,9 @@
 package errsig
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNormalize(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -68,6 +71,25 @@ func TestNormalizeIdempotent(t *testing.T) {
 			if twice := Normalize(once); twice != once {
 				t.Errorf("Normalize not idempotent on %q:\n once %q\ntwice %q", s, once, twice)
 			}
+		}
+	}
+}
+
+func TestValues(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want []string
+	}{
+		{`npm error Missing script: "lint"`, []string{"lint"}},
+		{`apply_patch verification failed: error: failed to find expected lines in /src/app.ts:`, nil},
+		{`go: undefined: parseConfig`, []string{"parseconfig"}},
+		{`File has not been read yet. Read it first before writing to it.`, nil},
+		{`EISDIR: illegal operation on a directory, read '/src/components'`, nil}, // where, not what
+		{`error at line 12: cannot find module 'left-pad' in 3.2s`, []string{"left-pad"}},
+	} {
+		got := Values(tt.line)
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("Values(%q) = %q, want %q (signature %q)", tt.line, got, tt.want, Normalize(tt.line))
 		}
 	}
 }

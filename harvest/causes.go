@@ -76,7 +76,7 @@ func (r *ruleRun) causes() []overcome {
 	memo := map[int]string{} // a message's stated cause, read once
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.err.Signature == "" || f.cmd == "" && !mcpTool(f.name) ||
-			exploring(f.key) || cascade(f.err.Line) || sourcePosition().MatchString(f.err.Line) || done[f.err.Signature] {
+			exploring(f.key) || errsig.Cascade(f.err.Line) || sourcePosition().MatchString(f.err.Line) || done[f.err.Signature] {
 			continue // an error at a line of code is that session's bug, and its cause too
 		}
 		j := r.nextSuccess(i, f.key)

@@ -585,20 +585,6 @@ func destructive(cmd string) bool {
 // patch, a copy, git moving the work tree.
 func writes(cmd string) bool { return holdsAny(cmd, writesWords) && writesPattern().MatchString(cmd) }
 
-// cascade reports whether an error is only the echo of another call's
-// failure (Claude Code cancels the parallel calls of a failed one): it
-// says nothing about the tool.
-func cascade(line string) bool {
-	l := strings.ToLower(line)
-	for _, w := range []string{"sibling tool call errored", "cancelled because another", "canceled because another",
-		"cancelled due to", "canceled due to", "parallel tool call", "was cancelled because", "was canceled because"} {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // sourcePosition matches an error that points at a line of code
 // (main.go:12, fetch_result.dart:6:6, "File x.py", line 3).
 var sourcePosition = lazyRegexp(`\.[A-Za-z]{1,6}:\d+\b|\.[A-Za-z]{1,6}", line \d+|\.[A-Za-z]{1,6}\(\d+,\d+\)`)

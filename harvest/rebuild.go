@@ -11,8 +11,9 @@ import (
 // a change to the rules keeps what they made: items the rules now leave
 // out stay, active ones keep being handed out. Rebuild takes each
 // listed session's evidence back (lore.Store.ForgetSession: an item left
-// with no evidence and no confidence given by hand is deleted, the others
-// are recomputed) and drops its record from the listing, so that Run
+// with no evidence, no confidence given by hand and no decision of a
+// person is deleted, the others are recomputed, so that what a person
+// promoted, retired or edited stays so when its sessions teach it again) and drops its record from the listing, so that Run
 // harvests it anew. It leaves alone:
 //   - a session another extractor harvested too (--llm): forgetting it
 //     would take back what the model found, which costs a model's calls

@@ -232,7 +232,7 @@ func (r *ruleRun) pitfalls() {
 	n := 0
 	for i, f := range r.calls {
 		if !f.failed || f.err.Kind != errsig.Environment || f.key == "" || n >= perRule ||
-			exploring(f.key) || f.err.Class == errsig.ClassSandbox || cascade(f.err.Line) || f.destructive() ||
+			exploring(f.key) || f.err.Class == errsig.ClassSandbox || errsig.Cascade(f.err.Line) || f.destructive() ||
 			!f.simple() || sourcePosition().MatchString(f.err.Line) {
 			continue // a chain's failure is not its last command's; an error at a line of code is the code's
 		}
@@ -346,7 +346,7 @@ func (r *ruleRun) quirks() {
 	n := 0
 	for _, c := range r.calls {
 		sh, what := shellQuirk(c)
-		if sh == "" && (!c.failed || c.err.Signature == "" || cascade(c.err.Line)) || n >= perRule {
+		if sh == "" && (!c.failed || c.err.Signature == "" || errsig.Cascade(c.err.Line)) || n >= perRule {
 			continue
 		}
 		if sh == "" && c.err.Kind != errsig.Protocol && lore.Order(c.err.Line) {

@@ -139,8 +139,8 @@ func widen(ctx context.Context, st store, items []lore.Item) ([]widened, error) 
 }
 
 // supersede marks the repositories' stored copies of widened items
-// superseded by their global item. A copy that was never stored is no
-// error.
+// superseded by their global item, but for a copy whose status a person
+// decided (lore.Item.Decided). A copy that was never stored is no error.
 func supersede(ctx context.Context, st store, ws []widened) error {
 	s, ok := st.(wideningStore)
 	if !ok {
@@ -155,8 +155,8 @@ func supersede(ctx context.Context, st store, ws []widened) error {
 			if err != nil {
 				return err
 			}
-			if old.Status == lore.StatusSuperseded || old.Status == lore.StatusRetired {
-				continue
+			if old.Status == lore.StatusSuperseded || old.Status == lore.StatusRetired || old.Decided() {
+				continue // a person's decision stands
 			}
 			if err := s.Supersede(ctx, c, w.global); err != nil {
 				return err

@@ -109,6 +109,32 @@ func TestScopeUntilTwoRepos(t *testing.T) {
 	}
 }
 
+// TestWideningKeepsDecisions: a repository's copy that a person promoted
+// stays active when a second repository makes the item global.
+func TestWideningKeepsDecisions(t *testing.T) {
+	ctx := context.Background()
+	dir1, dir2 := t.TempDir(), t.TempDir()
+	writeClaude(t, dir1, "s-alpha", "/work/alpha", portableSession())
+	writeClaude(t, dir2, "s-beta", "/work/beta", portableSession())
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	harvestDir(t, st, dir1)
+	c := find(itemsOf(t, st), npmPitfall, "alpha")
+	if c == nil {
+		t.Fatal("alpha's pitfall was not harvested")
+	}
+	if _, err := st.Review(ctx, c.ID, lore.Decision{Action: lore.ReviewPromote, By: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	harvestDir(t, st, dir2)
+	all := itemsOf(t, st)
+	if g := find(all, npmPitfall, ""); g == nil || g.Status != lore.StatusActive {
+		t.Fatalf("the global pitfall: %+v", g)
+	}
+	if c := find(all, npmPitfall, "alpha"); c == nil || c.Status != lore.StatusActive {
+		t.Errorf("alpha's promoted copy after widening: %+v, want active", c)
+	}
+}
+
 // TestScopeRule: scope's cases one by one.
 func TestScopeRule(t *testing.T) {
 	s := &lore.Session{Repo: "acme/api"}

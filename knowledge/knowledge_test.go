@@ -72,7 +72,7 @@ func fill(t *testing.T, s lore.Store) {
 	if err := s.Supersede(ctx, res[9].ID, res[10].ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Retire(ctx, res[8].ID); err != nil {
+	if _, err := s.Review(ctx, res[8].ID, lore.Decision{Action: lore.ReviewRetire, By: "ann"}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -244,6 +244,16 @@ func TestCompute(t *testing.T) {
 		if e.Signature != pitfall.Signature || !e.Known || !e.Delivered || !lore.ValidIDPrefix(e.ItemID) {
 			t.Errorf("s2 error %+v; want known from s1's item, with its id, and delivered", e)
 		}
+		// Both sessions got a boot: the first one empty, the second the
+		// note that was then delivered.
+		if b := k.Boots; b.Sessions != 2 || b.WithNotes != 1 || b.MaxNotes != 1 || b.MedianTokens == 0 ||
+			b.P90Tokens <= b.MedianTokens || b.MedianTokensWithNotes != b.P90Tokens {
+			t.Errorf("boots %+v; want two, the second with one note", b)
+		}
+		if bs := k.Boots.BySession; len(bs) != 2 || bs[0].Session != s1.ID || len(bs[0].Notes) != 0 || len(bs[1].Notes) != 1 ||
+			bs[1].Notes[0].Why == "" || !strings.Contains(bs[1].Notes[0].Text, "push") {
+			t.Errorf("boots by session %+v; want s1's empty, s2's with the push note", bs)
+		}
 		// No store: what would come from it is empty, not an error.
 		if m.Velocity.Items != 0 || m.HitRate.Boots != 0 || m.Coverage.SessionsHarvested != 0 || m.Knowledge.Active != 0 {
 			t.Errorf("with no store: velocity %+v, hit rate %+v, coverage %+v, knowledge %+v", m.Velocity, m.HitRate, m.Coverage, m.Knowledge)

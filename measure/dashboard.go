@@ -224,13 +224,13 @@ func dashUnused(h HitRate) int {
 	return max(h.Injected-h.Cited-h.ActedOn, 0)
 }
 
-// dashLatestPeriod is the last dated week that had sessions, else the
-// sessions without a date.
+// dashLatestPeriod is the last dated week that had sessions whose cost
+// is known (tokens or minutes), else the sessions without a date.
 func dashLatestPeriod(ps []Period) (Period, bool) {
 	var undated *Period
 	for i := len(ps) - 1; i >= 0; i-- {
 		switch {
-		case ps[i].Sessions == 0:
+		case ps[i].SessionsWithTokens == 0 && ps[i].SessionsWithMinutes == 0:
 		case dashDated(ps[i].Week):
 			return ps[i], true
 		case undated == nil:

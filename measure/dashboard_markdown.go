@@ -14,6 +14,9 @@ func dashboardMarkdown(m Metrics) string {
 
 	p("# lore measure\n\n")
 	p("Generated %s · %s · %s measured.\n\n", dashGenerated(m.GeneratedAt), dashMD(dashScope(m)), dashN(m.Sessions, "session"))
+	if m.Verdict != "" {
+		p("**Verdict:** %s\n\n", dashMD(m.Verdict))
+	}
 
 	p("## Summary\n\n| measure | value | what it counts |\n|---|---:|---|\n")
 	for _, h := range dashHeadlines(m) {

@@ -35,6 +35,7 @@ type dashPage struct {
 	GeneratedISO string
 	Scope        string
 	Sessions     string
+	Verdict      string
 	Headlines    []dashHeadline
 	Charts       []dashChart
 	Signatures   []dashSignatureRow
@@ -51,6 +52,7 @@ func newDashPage(m Metrics) dashPage {
 		Generated: dashGenerated(m.GeneratedAt),
 		Scope:     dashScope(m),
 		Sessions:  dashN(m.Sessions, "session"),
+		Verdict:   m.Verdict,
 		Headlines: dashHeadlines(m),
 		Charts: []dashChart{
 			// In pairs of about the same height, for the two-column grid.
@@ -271,7 +273,7 @@ func firstTryChart(ft FirstTry) dashChart {
 	slots := f.TimeAxis(dates, 7, "week (Monday)")
 	samples := make([]svgchart.Sample, len(weeks))
 	for i, w := range weeks {
-		samples[i] = svgchart.Sample{X: slots.X[i], Y: f.Y(w.Rate, 1), Missing: w.N == 0,
+		samples[i] = svgchart.Sample{X: slots.X[i], Y: f.Y(w.Rate, 1), Missing: w.N == 0, Gap: i > 0 && weekGap(dates[i-1], dates[i]),
 			Title: fmt.Sprintf("week of %s: %s of %s sessions", w.Week, Percent(w.Rate), dashInt(int64(w.N)))}
 	}
 	f.Series("s1", samples)
@@ -309,10 +311,10 @@ func wouldHaveKnownChart(w WouldHaveKnown) dashChart {
 	slots := f.TimeAxis(dates, 7, "week (Monday)")
 	known, delivered := make([]svgchart.Sample, len(weeks)), make([]svgchart.Sample, len(weeks))
 	for i, k := range weeks {
-		x, missing := slots.X[i], k.Errors == 0
-		known[i] = svgchart.Sample{X: x, Y: f.Y(k.KnownRate, 1), Missing: missing,
+		x, missing, gap := slots.X[i], k.Errors == 0, i > 0 && weekGap(dates[i-1], dates[i])
+		known[i] = svgchart.Sample{X: x, Y: f.Y(k.KnownRate, 1), Missing: missing, Gap: gap,
 			Title: fmt.Sprintf("week of %s: %s of %s errors known", k.Week, Percent(k.KnownRate), dashInt(int64(k.Errors)))}
-		delivered[i] = svgchart.Sample{X: x, Y: f.Y(k.DeliveredRate, 1), Missing: missing,
+		delivered[i] = svgchart.Sample{X: x, Y: f.Y(k.DeliveredRate, 1), Missing: missing, Gap: gap,
 			Title: fmt.Sprintf("week of %s: %s of %s errors delivered", k.Week, Percent(k.DeliveredRate), dashInt(int64(k.Errors)))}
 	}
 	f.Series("s1", known)
@@ -360,12 +362,21 @@ func costChart(all []Period) dashChart {
 	slots := minutes.TimeAxis(dates, 7, "week (Monday)")
 	ts, ms := make([]svgchart.Sample, len(ps)), make([]svgchart.Sample, len(ps))
 	for i, p := range ps {
-		ts[i] = svgchart.Sample{X: slots.X[i], Y: tokens.Y(float64(p.MedianTokens), tTop), Missing: p.SessionsWithTokens == 0,
+		gap := i > 0 && weekGap(dates[i-1], dates[i])
+		ts[i] = svgchart.Sample{X: slots.X[i], Y: tokens.Y(float64(p.MedianTokens), tTop), Missing: p.SessionsWithTokens == 0, Gap: gap,
 			Title: fmt.Sprintf("week of %s: median %s tokens over %s", p.Week, dashInt(p.MedianTokens), dashN(p.SessionsWithTokens, "session"))}
-		ms[i] = svgchart.Sample{X: slots.X[i], Y: minutes.Y(p.MedianMinutes, mTop), Missing: p.SessionsWithMinutes == 0,
+		ms[i] = svgchart.Sample{X: slots.X[i], Y: minutes.Y(p.MedianMinutes, mTop), Missing: p.SessionsWithMinutes == 0, Gap: gap,
 			Title: fmt.Sprintf("week of %s: median %s minutes over %s", p.Week, Decimal(p.MedianMinutes), dashN(p.SessionsWithMinutes, "session"))}
 	}
 	tokens.Series("s1", ts)
 	minutes.Series("s2", ms)
 	return c
+}
+
+// weekGap reports whether weeks with no data lie between two weeks
+// (YYYY-MM-DD of their Mondays) drawn one after the other.
+func weekGap(prev, next string) bool {
+	a, errA := time.Parse(time.DateOnly, prev)
+	b, errB := time.Parse(time.DateOnly, next)
+	return errA == nil && errB == nil && b.Sub(a) > 8*24*time.Hour
 }

@@ -52,6 +52,7 @@ func sampleMetrics() Metrics {
 			Sessions: 240, Errors: 310, Known: 105, Delivered: 62, KnownRate: 105.0 / 310, DeliveredRate: 62.0 / 310,
 		},
 	}
+	m.Verdict = verdict(m)
 	for d := range 42 {
 		if d%6 == 5 {
 			continue // days without new items

@@ -50,10 +50,14 @@ const staleAfter = 90 * 24 * time.Hour
 // facts is what measure keeps of a session read with its messages.
 type facts struct {
 	s          *lore.Session
-	signatures []string        // distinct error signatures met
-	cited      map[string]bool // id prefixes cited as lore:ID
-	commands   []string        // shell commands run
-	task       string          // the first user message
+	signatures []string // distinct error signatures met
+	// lines are the first error line met of each signature, as the tool
+	// printed it: what tells two errors of one signature apart (values).
+	// Read in memory only; never reported.
+	lines    map[string]string
+	cited    map[string]bool // id prefixes cited as lore:ID
+	commands []string        // shell commands run
+	task     string          // the first user message
 }
 
 // store is what Compute reads of the user's store: its items, which
@@ -152,10 +156,20 @@ func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Optio
 	}
 	m.PerSession = perSession(kept)
 	m.Knowledge = knowledge(items, now)
-	m.WouldHaveKnown = WouldHaveKnown{Weeks: []Known{}, BySession: []ReplayedSession{}}
+	m.WouldHaveKnown = WouldHaveKnown{Weeks: []Known{}, BySession: []ReplayedSession{}, Boots: BootSizes{BySession: []ReplayedBoot{}}}
 	if replay != nil {
 		m.WouldHaveKnown = replay.result()
 	}
+	if m.Holdout, err = holdout(ctx, st, all, knownSince, opts.Since); err != nil {
+		return m, err
+	}
+	if m.ByAgent, err = splits(ctx, st, all, items, knownSince, opts.Since, func(s *lore.Session) string { return s.Agent }); err != nil {
+		return m, err
+	}
+	if m.ByRepo, err = splits(ctx, st, all, items, knownSince, opts.Since, func(s *lore.Session) string { return s.Repo }); err != nil {
+		return m, err
+	}
+	m.Verdict = verdict(m)
 	return m, nil
 }
 
@@ -197,7 +211,7 @@ func harvestedSessions(ctx context.Context, st store) (map[string]bool, error) {
 var redactor = redact.New()
 
 func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, error) {
-	f := facts{s: listed, cited: map[string]bool{}}
+	f := facts{s: listed, cited: map[string]bool{}, lines: map[string]string{}}
 	ss, err := transcript.Read(ctx, listed.Path, transcript.Options{Messages: true, Workers: 1})
 	if err != nil {
 		return f, nil, err
@@ -239,9 +253,17 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 			// Reported and compared with items' signatures, which are kept
 			// redacted: redacted alike.
 			e.Signature = redactor.String(e.Signature)
-			if (e.Kind == errsig.Environment || e.Kind == errsig.Protocol) && e.Signature != "" && !seen[e.Signature] {
+			// A call cancelled because another failed is no error of its
+			// own.
+			if (e.Kind == errsig.Environment || e.Kind == errsig.Protocol) && e.Signature != "" && !seen[e.Signature] &&
+				!errsig.Cascade(e.Line) {
 				seen[e.Signature] = true
 				f.signatures = append(f.signatures, e.Signature)
+				if e.Kind != errsig.Protocol {
+					// An agent tool's own error is the same error
+					// whatever it names: its signature is its phrase.
+					f.lines[e.Signature] = e.Line
+				}
 			}
 		}
 	}
@@ -334,8 +356,8 @@ func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, sinc
 	}
 	err := st.Boots(ctx, since, func(b lore.Boot) error {
 		f := bySession[b.Session]
-		if f == nil {
-			return nil
+		if f == nil || b.Withheld {
+			return nil // held out: nothing was handed over
 		}
 		if b.Kind != lore.BootStart {
 			for _, id := range b.Items {
@@ -583,10 +605,37 @@ func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // replayer is would-have-known: a fresh store, fed one session at a time.
 type replayer struct {
-	st    lore.Store
-	known map[string]string // signature → id of the earliest item learned with it
+	st lore.Store
+	// known are the items learned so far with each error signature, the
+	// earliest first.
+	known map[string][]learnedItem
 	out   WouldHaveKnown
 	weeks map[string]*tally
+	// boots are the tokens and notes of each session's boot.
+	bootTokens, bootNotes []int
+	boots                 []ReplayedBoot
+}
+
+// learnedItem is an item the replay learned: its id in the store, and
+// its text, which tells whether it is about the same error as one met
+// later (sameError).
+type learnedItem struct{ id, text string }
+
+// sameError reports whether an item with an error's signature is about
+// that error: the values the error names (the script, the symbol, the
+// quoted name: errsig.Values) are in the item's text. "npm error Missing
+// script: "lint"" and "go: undefined: parseConfig" share a signature with
+// other scripts' and symbols' errors, which an item about them does not
+// cover; an error with no such values ("File has not been read yet") is
+// the same wherever it is met.
+func sameError(line, text string) bool {
+	text = strings.ToLower(text)
+	for _, v := range errsig.Values(line) {
+		if !strings.Contains(text, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // tally counts errors, and those known and delivered.
@@ -597,7 +646,7 @@ func newReplayer(ctx context.Context, open func(context.Context) (lore.Store, er
 	if err != nil {
 		return nil, err
 	}
-	return &replayer{st: st, known: map[string]string{}, weeks: map[string]*tally{},
+	return &replayer{st: st, known: map[string][]learnedItem{}, weeks: map[string]*tally{}, boots: []ReplayedBoot{},
 		out: WouldHaveKnown{BySession: []ReplayedSession{}}}, nil
 }
 
@@ -607,11 +656,11 @@ func (r *replayer) close() { r.st.Close() }
 // then learns from it.
 func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error {
 	r.out.Sessions++
+	delivered, err := r.delivered(ctx, full, f)
+	if err != nil {
+		return err
+	}
 	if len(f.signatures) > 0 {
-		delivered, err := r.delivered(ctx, full, f)
-		if err != nil {
-			return err
-		}
 		wk := week(full.FirstActive())
 		w := r.weeks[wk]
 		if w == nil {
@@ -624,15 +673,22 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 			met.StartedAt = &t
 		}
 		for _, sig := range f.signatures {
-			id, known := r.known[sig]
-			met.Errors = append(met.Errors, ReplayedError{Signature: sig, Known: known, ItemID: id, Delivered: delivered[sig]})
+			id, known := "", false
+			for _, it := range r.known[sig] {
+				if sameError(f.lines[sig], it.text) {
+					id, known = it.id, true
+					break
+				}
+			}
+			met.Errors = append(met.Errors, ReplayedError{Signature: sig, Known: known, ItemID: id,
+				Delivered: slices.ContainsFunc(delivered[sig], func(text string) bool { return sameError(f.lines[sig], text) })})
 			r.out.Errors++
 			w.errors++
 			if known {
 				r.out.Known++
 				w.known++
 			}
-			if delivered[sig] {
+			if met.Errors[len(met.Errors)-1].Delivered {
 				r.out.Delivered++
 				w.delivered++
 			}
@@ -643,10 +699,10 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 	// are looked up once the harvest is done. The session is harvested
 	// as read, with its messages, not read once more.
 	var learned []lore.Item
-	_, err := harvest.Run(ctx, []*lore.Session{full}, harvest.Options{Store: r.st, Extractor: harvest.Rules{}, Workers: 1,
+	_, err = harvest.Run(ctx, []*lore.Session{full}, harvest.Options{Store: r.st, Extractor: harvest.Rules{}, Workers: 1,
 		Found: func(_ *lore.Session, items []lore.Item) {
 			for _, it := range items {
-				if _, ok := r.known[it.Signature]; it.Signature != "" && !ok {
+				if it.Signature != "" {
 					learned = append(learned, it)
 				}
 			}
@@ -655,14 +711,17 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 		return err
 	}
 	for _, it := range learned {
-		if _, ok := r.known[it.Signature]; ok {
-			continue // an earlier item of this session had it
+		if slices.ContainsFunc(r.known[it.Signature], func(k learnedItem) bool { return k.text == it.Text }) {
+			continue // learned before
 		}
 		id, err := r.storedID(ctx, it)
 		if err != nil {
 			return err
 		}
-		r.known[it.Signature] = id
+		if id == "" {
+			continue // the store did not keep it: nothing is known by it
+		}
+		r.known[it.Signature] = append(r.known[it.Signature], learnedItem{id, it.Text})
 	}
 	return nil
 }
@@ -687,22 +746,29 @@ func (r *replayer) storedID(ctx context.Context, it lore.Item) (string, error) {
 	return id, err
 }
 
-// delivered returns the signatures of the items boot would have handed
-// the session: its repository and agent, its first user message as the
-// task, at the time it started.
-func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map[string]bool, error) {
+// delivered returns the items boot would have handed the session (its
+// repository and agent, its first user message as the task, at the time
+// it started) that have an error signature: their texts, by signature.
+func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map[string][]string, error) {
 	c, err := boot.Build(ctx, r.st, boot.Options{Repo: s.Repo, Agent: s.Agent, Task: f.task, Now: s.FirstActive()})
 	if err != nil {
 		return nil, fmt.Errorf("replay boot: %w", err)
 	}
-	sigs := map[string]bool{}
+	r.bootTokens = append(r.bootTokens, c.Tokens)
+	r.bootNotes = append(r.bootNotes, len(c.Items))
+	rb := ReplayedBoot{Session: s.ID, Repo: s.Repo, Agent: s.Agent, Tokens: c.Tokens, Notes: []BootedNote{}}
+	for _, p := range c.Items {
+		rb.Notes = append(rb.Notes, BootedNote{Text: p.Text, Why: p.Why})
+	}
+	r.boots = append(r.boots, rb)
+	sigs := map[string][]string{}
 	for _, p := range c.Items {
 		it, err := r.st.Item(ctx, p.ID)
 		if err != nil {
 			return nil, err
 		}
 		if it.Signature != "" {
-			sigs[it.Signature] = true
+			sigs[it.Signature] = append(sigs[it.Signature], it.Text)
 		}
 	}
 	return sigs, nil
@@ -710,6 +776,8 @@ func (r *replayer) delivered(ctx context.Context, s *lore.Session, f facts) (map
 
 func (r *replayer) result() WouldHaveKnown {
 	out := r.out
+	out.Boots = bootSizes(r.bootTokens, r.bootNotes)
+	out.Boots.BySession = r.boots
 	out.KnownRate = share(out.Known, out.Errors)
 	out.DeliveredRate = share(out.Delivered, out.Errors)
 	out.Weeks = []Known{}
@@ -719,4 +787,34 @@ func (r *replayer) result() WouldHaveKnown {
 	}
 	sort.Slice(out.Weeks, func(i, j int) bool { return out.Weeks[i].Week < out.Weeks[j].Week })
 	return out
+}
+
+// bootSizes sums up the boots of a replay, tokens[i] and notes[i] being
+// the i-th boot's.
+func bootSizes(tokens, notes []int) BootSizes {
+	b := BootSizes{Sessions: len(tokens), BySession: []ReplayedBoot{}}
+	var with []int
+	for i, n := range notes {
+		if n > 0 {
+			b.WithNotes++
+			with = append(with, tokens[i])
+		}
+		b.MaxNotes = max(b.MaxNotes, n)
+	}
+	b.MedianTokens = quantile(tokens, 0.5)
+	b.P90Tokens = quantile(tokens, 0.9)
+	b.MedianNotes = quantile(notes, 0.5)
+	b.MedianTokensWithNotes = quantile(with, 0.5)
+	return b
+}
+
+// quantile is the q-quantile of xs by nearest rank; 0 for none.
+func quantile(xs []int, q float64) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(len(s)-1, i))]
 }

@@ -15,6 +15,9 @@ type Metrics struct {
 	Since       string    `json:"since,omitempty"` // YYYY-MM-DD, when asked
 	Repo        string    `json:"repo,omitempty"`
 	Sessions    int       `json:"sessions"` // sessions measured
+	// Verdict is the one line that says whether lore pays, as far as the
+	// figures can tell.
+	Verdict string `json:"verdict"`
 
 	Velocity       Velocity       `json:"velocity"`
 	Coverage       Coverage       `json:"coverage"`
@@ -26,6 +29,11 @@ type Metrics struct {
 	PerSession     []Period       `json:"per_session"`
 	Knowledge      Knowledge      `json:"knowledge"`
 	WouldHaveKnown WouldHaveKnown `json:"would_have_known"`
+	Holdout        Holdout        `json:"holdout"`
+	// ByAgent and ByRepo split the main figures where the sessions mix
+	// agents or repositories; empty where they do not.
+	ByAgent []Split `json:"by_agent"`
+	ByRepo  []Split `json:"by_repo"`
 }
 
 // Velocity is how fast knowledge is learned.
@@ -149,6 +157,41 @@ type WouldHaveKnown struct {
 	// BySession is every replayed session that met an error, in time
 	// order, with what was known of each error it met.
 	BySession []ReplayedSession `json:"by_session"`
+	// Boots is the size of the boot context each replayed session would
+	// have started with.
+	Boots BootSizes `json:"boots"`
+}
+
+// BootSizes says how big the boots of replayed sessions were: each built
+// for its session's repository and agent, its first user message as the
+// task, from what the sessions before it taught.
+type BootSizes struct {
+	Sessions              int `json:"sessions"`                 // boots built: one per replayed session
+	WithNotes             int `json:"with_notes"`               // of those, boots that held a note
+	MedianTokens          int `json:"median_tokens"`            // of every boot, the header's or empty text's included
+	P90Tokens             int `json:"p90_tokens"`               // the 90th percentile
+	MedianNotes           int `json:"median_notes"`             // notes in a median boot
+	MaxNotes              int `json:"max_notes"`                // in the biggest
+	MedianTokensWithNotes int `json:"median_tokens_with_notes"` // tokens of a median boot that held a note
+	// BySession is each replayed session's boot, in time order: what a
+	// person reads to judge whether the boots were on point.
+	BySession []ReplayedBoot `json:"by_session"`
+}
+
+// ReplayedBoot is the boot one replayed session would have started with.
+type ReplayedBoot struct {
+	Session string       `json:"session"`
+	Repo    string       `json:"repo"`
+	Agent   string       `json:"agent"`
+	Tokens  int          `json:"tokens"`
+	Notes   []BootedNote `json:"notes"`
+}
+
+// BootedNote is a note of a replayed boot: its text, and why it was in
+// (boot.Picked's why).
+type BootedNote struct {
+	Text string `json:"text"`
+	Why  string `json:"why"`
 }
 
 // ReplayedSession is one replayed session that met errors.

@@ -116,7 +116,7 @@ func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.Ad
 			if !lore.SameScope(c.item, it) {
 				continue
 			}
-			if sim := dedup.Similarity(fp.Fingerprint, c.fingerprint().Fingerprint); sim >= dedup.Threshold && (sim > bestSim || sim == bestSim && c.order() < best.order()) {
+			if sim := c.similarity(fp); sim >= dedup.Threshold && (sim > bestSim || sim == bestSim && c.order() < best.order()) {
 				best, bestSim = c, sim
 			}
 		}

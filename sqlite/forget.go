@@ -37,18 +37,6 @@ func (s *Store) Supersede(ctx context.Context, oldID, newID string) error {
 	})
 }
 
-// Retire marks an item retired.
-func (s *Store) Retire(ctx context.Context, id string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		rowid, _, err := resolve(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE items SET status = 'retired' WHERE rowid = ?`, rowid)
-		return err
-	})
-}
-
 // Delete removes an item, its evidence and its band keys, from the
 // store's files as well as from its tables (see shred).
 func (s *Store) Delete(ctx context.Context, id string) error {
@@ -96,28 +84,29 @@ func (s *Store) shred(ctx context.Context, fn func(*sql.Tx) (int, error)) error 
 	return nil
 }
 
-// deleteRow deletes an item and its band keys; a trigger
-// removes it from the full-text index.
+// deleteRow deletes an item and its band keys (of its text and of the
+// texts it was edited from); a trigger removes it from the full-text
+// index.
 func deleteRow(ctx context.Context, tx *sql.Tx, rowid int64) error {
-	var text, category, repo, agent string
-	if err := tx.QueryRowContext(ctx, `SELECT text, category, repo, agent FROM items WHERE rowid = ?`, rowid).
-		Scan(&text, &category, &repo, &agent); err != nil {
+	rows, err := loadRows(ctx, tx, `items i WHERE rowid = ?`, rowid)
+	if err != nil {
 		return err
 	}
-	keys := newFingerprint(lore.Item{Text: text, Category: lore.Category(category), Repo: repo, Agent: agent}).keys
-	for i := range keys {
-		keys[i] |= rowid
+	if len(rows) == 0 {
+		return sql.ErrNoRows
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM bands WHERE band IN (SELECT value FROM json_each(?))`, jsonArray(keys[:])); err != nil {
+	var keys []int64
+	rows[0].bandKeys(func(k int64) { keys = append(keys, k|rowid) })
+	if _, err := tx.ExecContext(ctx, `DELETE FROM bands WHERE band IN (SELECT value FROM json_each(?))`, jsonArray(keys)); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM items WHERE rowid = ?`, rowid)
+	_, err = tx.ExecContext(ctx, `DELETE FROM items WHERE rowid = ?`, rowid)
 	return err
 }
 
 // ForgetSession removes a session's evidence everywhere, recomputes the
-// confidence of the items that keep other support and deletes the rest,
-// from the store's files as well (see shred).
+// confidence of the items that keep other support or a person's decision
+// and deletes the rest, from the store's files as well (see shred).
 func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetResult, error) {
 	session = strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD") // as lore.Prepare keeps it
 	if session == "" {
@@ -142,7 +131,7 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 				continue // the session's name is in another one's
 			}
 			res.Evidence++
-			if len(ev) == 0 && r.item.Manual == 0 {
+			if len(ev) == 0 && r.item.Manual == 0 && !r.item.Decided() {
 				if err := deleteRow(ctx, tx, r.rowid); err != nil {
 					return 0, err
 				}

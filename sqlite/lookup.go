@@ -37,10 +37,15 @@ func sameItem(r *row, it lore.Item, norm string) bool {
 	if r.item.Text == it.Text {
 		return true
 	}
+	stored := ""
 	if r.fp != nil {
-		return r.fp.norm == norm
+		stored = r.fp.norm
+	} else {
+		stored = lore.NormalizeText(r.item.Text)
 	}
-	return lore.NormalizeText(r.item.Text) == norm
+	// An item a person edited is still the item sessions teach by its
+	// old text, which its id derives from.
+	return stored == norm || r.item.EditedFrom(norm) || it.EditedFrom(stored)
 }
 
 // find returns the row with the item's id, if the text is the same. When
@@ -184,9 +189,7 @@ func (b *batch) candidate(r *row) {
 		return
 	}
 	r.candidate = true
-	for _, k := range r.fingerprint().keys {
-		b.bands[k] = append(b.bands[k], r)
-	}
+	r.bandKeys(func(k int64) { b.bands[k] = append(b.bands[k], r) })
 }
 
 // order ranks candidates of equal similarity: stored before new, older

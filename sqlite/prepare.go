@@ -115,6 +115,7 @@ type row struct {
 	conf       []float64
 	fp         *fingerprint
 	storedTags []string
+	edited     []*fingerprint // of the texts a person edited the item from, once computed
 	changed    bool
 	candidate  bool // in batch.bands
 }
@@ -146,4 +147,44 @@ func (r *row) fingerprint() *fingerprint {
 		r.fp = newFingerprint(r.item)
 	}
 	return r.fp
+}
+
+// editedFrom returns the fingerprints of the texts a person edited the
+// row's item from (lore.Item.OldTexts): a near-duplicate of the text a
+// session taught is still one once a person reworded it.
+func (r *row) editedFrom() []*fingerprint {
+	if len(r.item.Reviews) == 0 {
+		return nil
+	}
+	if r.edited == nil {
+		for _, t := range r.item.OldTexts() {
+			old := r.item
+			old.Text = t
+			r.edited = append(r.edited, newFingerprint(old))
+		}
+	}
+	return r.edited
+}
+
+// bandKeys calls fn with each band key of the row's text and of the
+// texts it was edited from.
+func (r *row) bandKeys(fn func(int64)) {
+	for _, k := range r.fingerprint().keys {
+		fn(k)
+	}
+	for _, f := range r.editedFrom() {
+		for _, k := range f.keys {
+			fn(k)
+		}
+	}
+}
+
+// similarity is how similar an item of fingerprint fp is to r's item: to
+// its text, or to a text a person edited it from, whichever is closer.
+func (r *row) similarity(fp *fingerprint) float64 {
+	sim := dedup.Similarity(fp.Fingerprint, r.fingerprint().Fingerprint)
+	for _, f := range r.editedFrom() {
+		sim = max(sim, dedup.Similarity(fp.Fingerprint, f.Fingerprint))
+	}
+	return sim
 }

@@ -96,9 +96,9 @@ var rowColumnsOf = func() string {
 	return strings.Join(cols, ", ")
 }()
 
-// bestColumns are rowColumnsOf without the evidence, which Best leaves
-// out.
-var bestColumns = strings.Replace(rowColumnsOf, "i.evidence", "'[]'", 1)
+// bestColumns are rowColumnsOf without the evidence and the reviews,
+// which Best leaves out.
+var bestColumns = strings.Replace(strings.Replace(rowColumnsOf, "i.evidence", "'[]'", 1), "i.reviews", "'[]'", 1)
 
 // Search tuning: a term found in commonAt items or more is common. When a
 // query mixes common and rare terms, bm25 ranks the newest window items

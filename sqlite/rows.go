@@ -49,7 +49,7 @@ func (st stored) row() *row {
 
 // rowColumns are the columns scanRow reads, in its order.
 const rowColumns = `rowid, id, text, category, repo, agent, confidence, manual_confidence, status,
-	source_count, first_seen, last_confirmed, expires, signature, tags, related, evidence`
+	source_count, first_seen, last_confirmed, expires, signature, tags, related, evidence, reviews`
 
 type scanner interface{ Scan(...any) error }
 
@@ -59,11 +59,12 @@ func scanRow(r scanner) (stored, error) {
 		first, last             int64
 		expires                 sql.NullInt64
 		tags, related, evidence string
+		reviews                 string
 		category, status        string
 	)
 	it := &st.item
 	err := r.Scan(&st.rowid, &it.ID, &it.Text, &category, &it.Repo, &it.Agent, &it.Confidence, &it.Manual,
-		&status, &it.SourceCount, &first, &last, &expires, &it.Signature, &tags, &related, &evidence)
+		&status, &it.SourceCount, &first, &last, &expires, &it.Signature, &tags, &related, &evidence, &reviews)
 	if err != nil {
 		return st, err
 	}
@@ -81,6 +82,11 @@ func scanRow(r scanner) (stored, error) {
 	if related != "[]" {
 		if err := json.Unmarshal([]byte(related), &it.Related); err != nil {
 			return st, fmt.Errorf("item %s: related: %w", it.ID, err)
+		}
+	}
+	if reviews != "[]" {
+		if err := json.Unmarshal([]byte(reviews), &it.Reviews); err != nil {
+			return st, fmt.Errorf("item %s: reviews: %w", it.ID, err)
 		}
 	}
 	if evidence != "[]" {

@@ -58,13 +58,11 @@ func (b *batch) write(ctx context.Context) error {
 		r.rowid = last + 1 + int64(i)
 		rows[i] = []any{r.rowid, it.ID, it.Text, string(it.Category), it.Repo, it.Agent, it.Confidence, it.Manual,
 			string(it.Status), len(it.Evidence), micros(it.FirstSeen), micros(it.LastConfirmed), expiresValue(it),
-			it.Signature, jsonArray(it.Tags), jsonArray(it.Related), evidenceJSON(it.Evidence, r.conf)}
-		for _, k := range r.fingerprint().keys {
-			bands = append(bands, k|r.rowid)
-		}
+			it.Signature, jsonArray(it.Tags), jsonArray(it.Related), evidenceJSON(it.Evidence, r.conf), jsonArray(it.Reviews)}
+		r.bandKeys(func(k int64) { bands = append(bands, k|r.rowid) })
 	}
 	err = b.insertRows(ctx, `INSERT OR ROLLBACK INTO items (rowid, id, text, category, repo, agent, confidence,
-		manual_confidence, status, source_count, first_seen, last_confirmed, expires, signature, tags, related, evidence)
+		manual_confidence, status, source_count, first_seen, last_confirmed, expires, signature, tags, related, evidence, reviews)
 		VALUES `, rows, "")
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/dedup"
 	"github.com/lorehq/lore/internal/storetest"
 )
 
@@ -71,6 +73,57 @@ func TestIndexStaysConsistent(t *testing.T) {
 			t.Errorf("Search(%q) = %d hits, %v; want %d", q, len(hits), err, want)
 		}
 	}
+}
+
+// TestEditKeepsIndex: an edit re-indexes the item's text and tags, adds
+// the band keys of its new text beside those of its old one, and deleting
+// the item takes both away.
+func TestEditKeepsIndex(t *testing.T) {
+	s := open(t, nil)
+	ctx := context.Background()
+	res, err := s.Add(ctx, []lore.Item{
+		{Text: "The zebra service restarts nightly", Category: lore.CategoryFact, Tags: []string{"ops"}},
+		{Text: "The yak cache is flushed on deploy", Category: lore.CategoryFact},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Review(ctx, res[0].ID, lore.Decision{Action: lore.ReviewEdit, Text: "The okapi service restarts at noon", Hold: true}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(wantBands int) {
+		t.Helper()
+		if _, err := s.db.Exec(`INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+			t.Fatalf("full-text index inconsistent: %v", err)
+		}
+		var bands, orphans int
+		if err := s.db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE band & ? NOT IN (SELECT rowid FROM items)) FROM bands`,
+			bandItem).Scan(&bands, &orphans); err != nil || bands != wantBands || orphans != 0 {
+			t.Errorf("%d band keys, %d of deleted items (%v); want %d", bands, orphans, err, wantBands)
+		}
+	}
+	// The keys of the old and the new text (some may be the same), and
+	// the other item's.
+	keys := map[int64]bool{}
+	for _, text := range []string{"The zebra service restarts nightly", "The okapi service restarts at noon"} {
+		for _, k := range newFingerprint(lore.Item{Text: text, Category: lore.CategoryFact}).keys {
+			keys[k] = true
+		}
+	}
+	if len(keys) <= dedup.Bands {
+		t.Fatalf("the old and the new text share every band key")
+	}
+	check(len(keys) + dedup.Bands)
+	for q, want := range map[string]int{"okapi noon": 1, lore.TagHeld: 1, "ops": 1, "zebra": 0, "yak": 1} {
+		hits, err := s.Search(ctx, lore.Query{Text: q, Filter: lore.Filter{AnyStatus: true}})
+		if err != nil || len(hits) != want {
+			t.Errorf("Search(%q) = %d hits, %v; want %d", q, len(hits), err, want)
+		}
+	}
+	if err := s.Delete(ctx, res[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	check(dedup.Bands)
 }
 
 // TestBoundedSearch: a bounded search does not score every match of a
@@ -170,8 +223,9 @@ func TestBandsMigrate(t *testing.T) {
 		t.Errorf("near-duplicate after migrating: %+v, want merged into %s", got[0], res[0].ID)
 	}
 	var version int
-	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 8 {
-		t.Errorf("schema version %d (%v), want 8", version, err)
+	files, _ := fs.Glob(migrations, "migrations/*.sql")
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != len(files) || version < 8 {
+		t.Errorf("schema version %d (%v), want %d: every migration", version, err, len(files))
 	}
 }
 
@@ -237,11 +291,60 @@ func evidenceAsTable(t *testing.T, s *Store) {
 	)
 }
 
-// harvestsWithoutTimes takes the harvest records back to before migration
-// 0007: no modification time, no count of sessions (and so before 0008).
-func harvestsWithoutTimes(t *testing.T, s *Store) {
+// itemsWithoutReviews takes the items back to before migration 0009: no
+// history of people's decisions (and so before 0010).
+func itemsWithoutReviews(t *testing.T, s *Store) {
 	t.Helper()
 	bootsWithoutKind(t, s)
+	execAll(t, s, `ALTER TABLE items DROP COLUMN reviews`, `PRAGMA user_version = 8`)
+}
+
+// bootsWithoutHoldout takes the boot records back to before migration
+// 0008: no boot is withheld.
+func bootsWithoutHoldout(t *testing.T, s *Store) {
+	t.Helper()
+	itemsWithoutReviews(t, s)
+	execAll(t, s, `ALTER TABLE boots DROP COLUMN withheld`, `PRAGMA user_version = 7`)
+}
+
+// TestReviewsMigrate opens a store older than the history of people's
+// decisions: its items have none, and take one.
+func TestReviewsMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Add(ctx, []lore.Item{{Text: "make check runs the linters", Category: lore.CategoryFact,
+		Status: lore.StatusCandidate, Evidence: []lore.Evidence{{Session: "s1"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	itemsWithoutReviews(t, s)
+	s.Close()
+
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	it, err := s.Item(ctx, res[0].ID)
+	if err != nil || len(it.Reviews) != 0 || it.Status != lore.StatusCandidate {
+		t.Fatalf("after migrating: %+v, %v; want the candidate with no reviews", it, err)
+	}
+	it, err = s.Review(ctx, it.ID, lore.Decision{Action: lore.ReviewPromote, By: "ann"})
+	if err != nil || it.Status != lore.StatusActive || len(it.Reviews) != 1 {
+		t.Errorf("promoted after migrating: %+v, %v", it, err)
+	}
+}
+
+// harvestsWithoutTimes takes the harvest records back to before migration
+// 0007: no modification time, no count of sessions (and so before every
+// later migration).
+func harvestsWithoutTimes(t *testing.T, s *Store) {
+	t.Helper()
+	bootsWithoutHoldout(t, s)
 	execAll(t, s, `ALTER TABLE harvests DROP COLUMN mtime`, `ALTER TABLE harvests DROP COLUMN sessions`, `PRAGMA user_version = 6`)
 }
 
@@ -851,11 +954,11 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 	return strings.Join(plan, "; ")
 }
 
-// bootsWithoutKind takes the store back to before migration 0008: boots
+// bootsWithoutKind takes the store back to before migration 0010: boots
 // of one kind, no index of the pitfalls by the command they open with.
 func bootsWithoutKind(t *testing.T, s *Store) {
 	t.Helper()
-	execAll(t, s, `DROP INDEX items_command`, `ALTER TABLE boots DROP COLUMN kind`, `PRAGMA user_version = 7`)
+	execAll(t, s, `DROP INDEX items_command`, `ALTER TABLE boots DROP COLUMN kind`, `PRAGMA user_version = 9`)
 }
 
 // execAll runs each query on the store, in order.

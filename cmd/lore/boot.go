@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,7 +32,16 @@ type bootOptions struct {
 	Session string
 	Format  string
 	JSON    bool
+	// Holdout is the share of sessions whose context is withheld (see
+	// boot.HeldOut); HoldoutSet says --holdout was given, else it is
+	// LORE_HOLDOUT's.
+	Holdout    float64
+	HoldoutSet bool
 }
+
+// holdoutEnv sets the share of sessions held out when --holdout is not
+// given: a setting for the hooks an agent runs.
+const holdoutEnv = "LORE_HOLDOUT"
 
 // hookDeadline is how long a hook may take before it gives up and hands
 // the session an empty context: an agent must never wait on lore.
@@ -56,20 +67,32 @@ this repository, agent and task, within a token budget, under a header saying th
 are lore's notes from earlier sessions (not instructions) and asking the agent to
 cite the ids it uses.
 
-Notes are ranked by relevance to --task, scope (this repository first, then this
-agent, then global), confidence, recency and category (pitfalls first); notes below
---min-confidence and near-duplicates are left out. Tokens are counted with a real
-tokenizer, offline; the budget is never exceeded. Every boot is recorded for
-lore measure.
+The budget is a ceiling, not a target. A note goes in only when it is worth the
+session's attention, in this order: the repository's own build, test and check
+commands, one each (not those its CLAUDE.md or AGENTS.md already gives, nor one
+whose script is gone, when --cwd is a checkout); the pitfalls and quirks two
+sessions met or a verified fix, the user's standing rules, and notes a person
+added (8 at most, more when they match the task); the rest only when it matches
+--task. Within that, notes are ranked by relevance to --task, scope (this
+repository first, then this agent, then global), confidence, recency and category
+(pitfalls first); notes below --min-confidence and near-duplicates are left out.
+Tokens are counted with a real tokenizer, offline; the budget is never exceeded.
+Every boot is recorded for lore measure.
 
 --format md (the default) prints the context; json prints {context, tokens,
-budget, items: [{id, text, category, repo, confidence, score}]}; claude-hook prints
+budget, items: [{id, text, category, repo, confidence, score, why}]}, why being
+command, confirmed or task; claude-hook prints
 Claude Code's SessionStart hook answer, reading the hook's JSON (session_id, cwd)
 from standard input. As a hook, boot fails open: any error, wrong flags included,
 or more than 2 s, gives an empty context and exit 0. With nothing to hand out,
 the context is a short header saying lore has no notes for this scope yet. When
 the budget holds no context at all, md prints nothing and says so on standard
 error.
+
+--holdout 0.1 (or LORE_HOLDOUT=0.1 in the agent's environment, for its hooks)
+withholds the notes from one session in ten, decided by the session's id: the
+context is built and recorded as withheld, and nothing is handed over, so that
+lore measure can compare the sessions with notes and those without.
 
 ` + repoScopeHelp + `
 
@@ -88,6 +111,18 @@ error.
 			}
 			if opts.Budget < 0 {
 				return usagef("--budget must be positive")
+			}
+			if opts.HoldoutSet = cmd.Flags().Changed("holdout"); !opts.HoldoutSet && opts.Env.Getenv != nil {
+				if v := opts.Env.Getenv(holdoutEnv); v != "" {
+					share, err := strconv.ParseFloat(v, 64)
+					if err != nil {
+						return usagef("%s=%q is not a share between 0 and 1 (0.1 holds one session in ten out)", holdoutEnv, v)
+					}
+					opts.Holdout = share
+				}
+			}
+			if opts.Holdout < 0 || opts.Holdout > 1 || math.IsNaN(opts.Holdout) {
+				return usagef("--holdout must be between 0 and 1 (0.1 holds one session in ten out)")
 			}
 			if opts.MinConfidence < 0 || opts.MinConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1")
@@ -118,6 +153,7 @@ error.
 	f.StringVar(&opts.Format, "format", "md", "md, json or claude-hook")
 	f.BoolVar(&opts.JSON, "json", false, "same as --format json")
 	f.StringVar(&opts.Session, "session", "", "the id of the session being started, for the boot record")
+	f.Float64Var(&opts.Holdout, "holdout", 0, "withhold the notes from this share of sessions, for lore measure to compare (0.1: one in ten; default $"+holdoutEnv+" or 0)")
 	opts.storeOptions.addFlag(cmd)
 	return cmd
 }
@@ -158,15 +194,20 @@ func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 	for i, p := range c.Items {
 		ids[i] = p.ID
 	}
+	withheld := boot.HeldOut(opts.Session, opts.Holdout)
 	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
 	defer cancel()
 	err = st.RecordBoot(rctx, lore.Boot{Session: opts.Session, Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task,
-		Items: ids, Tokens: c.Tokens})
+		Items: ids, Tokens: c.Tokens, Withheld: withheld})
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("the store stayed locked by another process for %s", recordDeadline)
 	}
 	if err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "lore boot: note: this boot is not recorded for lore measure: %v\n", err)
+	}
+	if withheld {
+		// Held out: the session starts as it would without lore.
+		return boot.Context{Budget: c.Budget, Items: []boot.Picked{}, Withheld: true}, nil
 	}
 	return c, nil
 }
@@ -181,6 +222,10 @@ func bootRun(ctx context.Context, opts *bootOptions) error {
 	}
 	if opts.Format == "json" {
 		return writeJSON(opts.IO.Out, c)
+	}
+	if c.Withheld {
+		fmt.Fprintf(opts.IO.ErrOut, "note: this session is held out (--holdout %g): its notes are recorded, not handed over\n", opts.Holdout)
+		return nil
 	}
 	if c.Text == "" {
 		// Nothing fits: say so where a person reads it, and print nothing

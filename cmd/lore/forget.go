@@ -28,7 +28,9 @@ func newForgetCmd(fac *factory, runF func(context.Context, *forgetOptions) error
 		Use:   "forget ID | --session SESSION_ID",
 		Short: "Retire or delete an item, or take back what one session taught",
 		Long: `Retire an item: it stays in the store (and in exports) but is no longer found or
-handed to sessions. With --purge it is deleted instead.
+handed to sessions, and no harvest makes it active again. The retirement is
+recorded on the item (lore show ID lists who retired it, and when); lore
+promote --reactivate ID brings it back. With --purge it is deleted instead.
 
 With --session, the session's evidence is removed from every item; items left
 with no evidence (and not added by hand) are deleted, the others have their
@@ -99,11 +101,14 @@ func forgetRun(ctx context.Context, opts *forgetOptions) error {
 			return storeError(err)
 		}
 		action := "retired"
-		if opts.Purge {
+		switch {
+		case opts.Purge:
 			action = "deleted"
 			err = s.Delete(ctx, it.ID)
-		} else {
-			err = s.Retire(ctx, it.ID)
+		case it.Status == lore.StatusRetired:
+			// Retired already, and recorded when it was.
+		default:
+			_, err = s.Review(ctx, it.ID, lore.Decision{Action: lore.ReviewRetire, By: reviewer(opts.Env, "lore forget")})
 		}
 		if err != nil {
 			return storeError(err)

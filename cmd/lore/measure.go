@@ -157,6 +157,10 @@ func writeReplay(w io.Writer, k measure.WouldHaveKnown) {
 	fmt.Fprintf(w, "would-have-known  %s replayed in time order, %s met\n", plural(k.Sessions, "session"), plural(k.Errors, "error"))
 	fmt.Fprintf(w, "  known           %s\n", nOf(k.Known, k.Errors, "errors taught by an earlier session"))
 	fmt.Fprintf(w, "  delivered       %s\n", nOf(k.Delivered, k.Errors, "errors in the boot context of the session"))
+	if b := k.Boots; b.Sessions > 0 {
+		fmt.Fprintf(w, "  boots           median %d tokens (90th percentile %d), %d notes; %s held a note, median %d tokens\n",
+			b.MedianTokens, b.P90Tokens, b.MedianNotes, nOf(b.WithNotes, b.Sessions, "boots"), b.MedianTokensWithNotes)
+	}
 	var knew []measure.ReplayedSession
 	for _, s := range slices.Backward(k.BySession) {
 		if slices.ContainsFunc(s.Errors, func(e measure.ReplayedError) bool { return e.Known }) {
@@ -199,6 +203,7 @@ func writeReplay(w io.Writer, k measure.WouldHaveKnown) {
 }
 
 func writeMetrics(w io.Writer, m measure.Metrics) {
+	fmt.Fprintf(w, "verdict           %s\n", m.Verdict)
 	fmt.Fprintf(w, "%s measured\n", plural(m.Sessions, "session"))
 	v := m.Velocity
 	items := fmt.Sprintf("%d items", v.Items)
@@ -244,7 +249,56 @@ func writeMetrics(w io.Writer, m measure.Metrics) {
 		fmt.Fprintf(w, "knowledge         %d active, %s, median age %.0f days, not confirmed in 90 days: %s\n",
 			k.Active, plural(k.Candidates, "candidate"), k.MedianAgeDays, pct(k.StaleShare, k.Active))
 	}
+	writeHoldout(w, m.Holdout)
+	writeSplits(w, "by agent", m.ByAgent)
+	writeSplits(w, "by repository", m.ByRepo)
 	writeReplay(w, m.WouldHaveKnown)
+}
+
+// writeHoldout prints the two arms of the holdout, when sessions were
+// held out.
+func writeHoldout(w io.Writer, h measure.Holdout) {
+	if h.Withheld.Sessions == 0 {
+		return
+	}
+	fmt.Fprintf(w, "holdout           sessions with notes against sessions held out (95%% intervals):\n")
+	for _, a := range []struct {
+		name string
+		arm  measure.Arm
+	}{{"with notes", h.Treated}, {"held out", h.Withheld}} {
+		fmt.Fprintf(w, "  %-10s  %4d sessions; met a known error %s; first try %s; median %s tokens, %s min\n",
+			a.name, a.arm.Sessions, interval(a.arm.KnownRate, a.arm.MetKnown, a.arm.Sessions),
+			interval(a.arm.FirstTryRate, a.arm.FirstTry, a.arm.ToolSessions),
+			measure.ShortTokens(a.arm.MedianTokens), measure.Decimal(a.arm.MedianMinutes))
+	}
+}
+
+func interval(r measure.Interval, k, n int) string {
+	if n == 0 {
+		return "no data"
+	}
+	return fmt.Sprintf("%d of %d (%s, %s–%s)", k, n, measure.Percent(r.Rate), measure.Percent(r.Low), measure.Percent(r.High))
+}
+
+// writeSplits prints the main figures per agent or repository, where the
+// sessions mix them.
+func writeSplits(w io.Writer, title string, ss []measure.Split) {
+	if len(ss) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%-17s sessions  first try  met a known error  notes used\n", title)
+	for _, s := range ss {
+		fmt.Fprintf(w, "  %-24s %5d  %9s  %17s  %10s\n", oneLine(cmp.Or(s.Name, "-"), 24), s.Sessions,
+			pctOf(s.FirstTryRate, s.ToolSessions), pctOf(s.RecurrenceRate, s.SessionsWithErrors), pctOf(s.HitRate, s.Injected))
+	}
+}
+
+// pctOf is a share, or "-" when it is of nothing.
+func pctOf(r float64, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return measure.Percent(r)
 }
 
 // firstTryTrend compares the first and the latest week with sessions:

@@ -78,9 +78,11 @@ Gemini CLI, Aider, OpenHands, SWE-agent, mini-swe-agent, Cline, Roo Code, Goose,
 Hermes, OpenCode, Kilo Code, GitHub Copilot CLI, VS Code Copilot Chat, Cursor,
 Amp, Droid, Crush, Qwen Code, Kimi CLI, plain OpenAI chat lists), finding them
 where each agent writes them;
-harvests what they learned into a knowledge store (lore harvest); hands the
-relevant part to the next session (lore boot, lore hooks install claude, lore mcp,
-lore context write); and measures whether that pays (lore measure, lore dashboard).
+harvests what they learned into a knowledge store (lore harvest); lets you
+review what it learned (lore list, lore review, lore promote, lore edit, lore
+forget); hands the relevant part to the next session (lore boot, lore hooks
+install claude, lore mcp, lore context write); and measures whether that pays
+(lore measure, lore dashboard).
 
 Start with lore tour: the whole loop on built-in example sessions.
 
@@ -101,6 +103,10 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newAddCmd(fac, nil),
 		newSearchCmd(fac, nil),
 		newShowCmd(fac, nil),
+		newListCmd(fac, nil),
+		newReviewCmd(fac, nil),
+		newPromoteCmd(fac, nil),
+		newEditCmd(fac, nil),
 		newForgetCmd(fac, nil),
 		newExportCmd(fac, nil),
 		newImportCmd(fac, nil),

@@ -17,10 +17,10 @@ type searchOptions struct {
 	IO  *iostreams.IOStreams
 	Env transcript.Env
 	storeOptions
-	Query    lore.Query
-	Category string
-	Status   string
-	JSON     bool
+	itemFlags
+	Query  lore.Query
+	Status string
+	JSON   bool
 }
 
 func newSearchCmd(fac *factory, runF func(context.Context, *searchOptions) error) *cobra.Command {
@@ -50,22 +50,14 @@ Active, unexpired items are searched unless --status says otherwise.
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query.Text = strings.Join(args, " ")
-			if opts.Category != "" {
-				c, err := lore.ParseCategory(opts.Category)
-				if err != nil {
-					return usageError{err}
-				}
-				opts.Query.Category = c
+			if err := opts.filter(&opts.Query.Filter); err != nil {
+				return err
 			}
 			f, err := parseStatusFilter(opts.Status)
 			if err != nil {
 				return err
 			}
 			opts.Query.Statuses, opts.Query.AnyStatus = f.Statuses, f.AnyStatus
-			opts.Query.AnyOwner = true // --repo is a person's filter: lore.RepoMatches
-			if err := checkAgent(opts.Query.Agent); err != nil {
-				return err
-			}
 			if opts.Query.Limit < 1 {
 				return usagef("--limit %d: want 1 or more", opts.Query.Limit)
 			}
@@ -75,10 +67,8 @@ Active, unexpired items are searched unless --status says otherwise.
 			return searchRun(cmd.Context(), opts)
 		},
 	}
+	opts.addFlags(cmd, "items")
 	f := cmd.Flags()
-	f.StringVar(&opts.Query.Repo, "repo", "", "only items of this repository: "+repoFilterFlag)
-	f.StringVar(&opts.Query.Agent, "agent", "", "only items scoped to this agent")
-	f.StringVarP(&opts.Category, "category", "c", "", "only items of this category")
 	f.StringVar(&opts.Status, "status", "active", "only items with this status (active, candidate, superseded, retired; comma-separated), or any")
 	f.IntVarP(&opts.Query.Limit, "limit", "n", 10, "at most this many items")
 	f.BoolVar(&opts.Query.Expired, "expired", false, "include items whose expiry has passed")

@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/harvest"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/transcript"
 )
@@ -25,8 +29,9 @@ func newShowCmd(fac *factory, runF func(context.Context, *showOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one knowledge item with its evidence",
-		Long: `Show one knowledge item: its text, scope, confidence, status, times, and the
-sessions it was learned from. ID may be the start of an id, when only one item
+		Long: `Show one knowledge item: its text, scope, confidence, status, times, the
+sessions it was learned from, and its history: what people decided about it
+(lore review, promote, edit, forget), when and by whom. ID may be the start of an id, when only one item
 starts so.
 
 ` + storeHelp,
@@ -59,7 +64,13 @@ func showRun(ctx context.Context, opts *showOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, it, jsonIndent, jsonEscapeHTML)
 	}
-	w := opts.IO.Out
+	return printItem(ctx, opts.IO.Out, s, it)
+}
+
+// printItem prints an item for people, as lore show and lore review
+// show it: its text, scope, times, tags, related items (looked up in s),
+// evidence and the history of what people decided about it.
+func printItem(ctx context.Context, w io.Writer, s lore.Store, it lore.Item) error {
 	fmt.Fprintf(w, "%s  %s · %s · confidence %.2f · %d session(s)\n\n", it.ID, it.Category, it.Status, it.Confidence, it.SourceCount)
 	fmt.Fprintf(w, "%s\n\n", it.Text)
 	row := func(k, v string) { fmt.Fprintf(w, "%-12s%s\n", k, v) }
@@ -98,6 +109,102 @@ func showRun(ctx context.Context, opts *showOptions) error {
 			k = "evidence"
 		}
 		row(k, fmt.Sprintf("%s message %d", e.Session, e.Position))
+		if i < maxExcerpts {
+			if x := excerpt(ctx, s, e); x != "" {
+				row("", "  “"+x+"”")
+			}
+		}
+	}
+	for i, r := range it.Reviews {
+		k := ""
+		if i == 0 {
+			k = "history"
+		}
+		row(k, describeReview(r))
 	}
 	return nil
+}
+
+// describeReview says in a line what a person decided.
+func describeReview(r lore.Review) string {
+	var b strings.Builder
+	b.WriteString(r.At.Local().Format("2006-01-02 15:04") + "  ")
+	switch r.Action {
+	case lore.ReviewKeep:
+		b.WriteString("kept as " + string(r.To))
+	case lore.ReviewPromote:
+		b.WriteString("promoted")
+	case lore.ReviewRetire:
+		b.WriteString("retired")
+	case lore.ReviewEdit:
+		b.WriteString("edited")
+	default:
+		b.WriteString(string(r.Action))
+	}
+	if r.From != r.To {
+		fmt.Fprintf(&b, " (%s → %s)", r.From, r.To)
+	}
+	if r.By != "" {
+		b.WriteString(" by " + r.By)
+	}
+	if r.Action == lore.ReviewEdit {
+		fmt.Fprintf(&b, "; was: %s", oneLine(r.OldText, 100))
+	}
+	return b.String()
+}
+
+// maxExcerpts is how many of an item's sessions show the message they
+// taught it: each is read from its transcript.
+const maxExcerpts = 3
+
+// maxExcerptFile is the largest transcript an excerpt is read from:
+// showing an item must not read a long agent's whole history.
+const maxExcerptFile = 32 << 20
+
+// excerpt returns, in a line and redacted, the message evidence e cites,
+// read from the transcript file the rules harvested its session from; ""
+// when the session was not harvested so (added by hand, by a model), its
+// transcript is gone, changed, a folder or larger than maxExcerptFile.
+func excerpt(ctx context.Context, s lore.Store, e lore.Evidence) string {
+	rec, ok, err := s.Harvested(ctx, e.Session, harvest.Rules{}.Name())
+	if err != nil || !ok || rec.Path == "" {
+		return ""
+	}
+	if fi, err := os.Stat(rec.Path); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxExcerptFile {
+		return ""
+	}
+	sessions, err := transcript.Read(ctx, rec.Path, transcript.Options{Messages: true})
+	if err != nil {
+		return ""
+	}
+	for _, ss := range sessions {
+		if ss.ID != e.Session {
+			continue
+		}
+		for _, m := range ss.Messages {
+			if m.Index == e.Position {
+				return oneLine(secrets.String(messageText(m)), 240)
+			}
+		}
+	}
+	return ""
+}
+
+// messageText is what a message says: its text and its tool calls, else
+// its tool results.
+func messageText(m lore.Message) string {
+	var parts []string
+	if strings.TrimSpace(m.Text) != "" {
+		parts = append(parts, m.Text)
+	}
+	for _, c := range m.ToolCalls {
+		parts = append(parts, c.Name+" "+c.Input)
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, " · ")
+	}
+	for _, r := range m.ToolResults {
+		parts = append(parts, r.Output)
+	}
+	return strings.Join(parts, " · ")
 }

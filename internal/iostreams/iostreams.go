@@ -45,3 +45,10 @@ func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
 
 // IsStderrTTY reports whether errors and progress go to a terminal.
 func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
+
+// SetStdinTTY says whether input is to be taken for a terminal: for tests
+// of what a command does at one.
+func (s *IOStreams) SetStdinTTY(tty bool) { s.inTTY = tty }
+
+// SetStdoutTTY says whether output is to be taken for a terminal.
+func (s *IOStreams) SetStdoutTTY(tty bool) { s.outTTY = tty }

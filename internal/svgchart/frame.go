@@ -214,10 +214,13 @@ type Sample struct {
 	X, Y    float64
 	Title   string
 	Missing bool
+	// Gap says periods with no data lie between the sample before and
+	// this one: the line stops there rather than draw across them.
+	Gap bool
 }
 
 // Series draws a line of class "line " + class through the samples that
-// have a value, broken where one has none, and a dot of class
+// have a value, broken where one has none or after a Gap, and a dot of class
 // "dot " + class on each of them. A stretch of one sample is a dot alone.
 func (f *Frame) Series(class string, samples []Sample) {
 	var run []Point
@@ -228,6 +231,9 @@ func (f *Frame) Series(class string, samples []Sample) {
 		run = nil
 	}
 	for _, s := range samples {
+		if s.Gap {
+			flush()
+		}
 		if s.Missing {
 			flush()
 			continue

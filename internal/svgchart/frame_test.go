@@ -261,3 +261,24 @@ func TestYAxis(t *testing.T) {
 		t.Errorf("labels = %q, want %q", texts, want)
 	}
 }
+
+// TestSeriesGap: the line stops before a sample after a gap (periods
+// with no data between it and the one before), and goes on from it.
+func TestSeriesGap(t *testing.T) {
+	f := New("s", "", 100, 100, Margins{})
+	f.Series("s1", []Sample{{X: 0, Y: 0}, {X: 1, Y: 1}, {X: 5, Y: 5, Gap: true}, {X: 6, Y: 6}})
+	var lines [][]float64
+	for _, p := range f.Chart.Polys {
+		var xs []float64
+		for _, pt := range p.Points {
+			xs = append(xs, pt.X)
+		}
+		lines = append(lines, xs)
+	}
+	if want := [][]float64{{0, 1}, {5, 6}}; !slices.EqualFunc(lines, want, slices.Equal) {
+		t.Errorf("lines through x = %v, want %v", lines, want)
+	}
+	if len(f.Chart.Dots) != 4 {
+		t.Errorf("%d dots, want one for each sample", len(f.Chart.Dots))
+	}
+}
