@@ -112,17 +112,9 @@ lore measure can compare the sessions with notes and those without.
 			if opts.Budget < 0 {
 				return usagef("--budget must be positive")
 			}
-			if opts.HoldoutSet = cmd.Flags().Changed("holdout"); !opts.HoldoutSet && opts.Env.Getenv != nil {
-				if v := opts.Env.Getenv(holdoutEnv); v != "" {
-					share, err := strconv.ParseFloat(v, 64)
-					if err != nil {
-						return usagef("%s=%q is not a share between 0 and 1 (0.1 holds one session in ten out)", holdoutEnv, v)
-					}
-					opts.Holdout = share
-				}
-			}
-			if opts.Holdout < 0 || opts.Holdout > 1 || math.IsNaN(opts.Holdout) {
-				return usagef("--holdout must be between 0 and 1 (0.1 holds one session in ten out)")
+			var err error
+			if opts.HoldoutSet, err = holdoutShare(cmd, opts.Env, &opts.Holdout); err != nil {
+				return err
 			}
 			if opts.MinConfidence < 0 || opts.MinConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1")
@@ -304,6 +296,23 @@ func withinDeadline[T any](ctx context.Context, d time.Duration, fn func(context
 		var zero T
 		return zero, errNoTime
 	}
+}
+
+// holdoutShare sets share, the part of sessions held out, from LORE_HOLDOUT
+// when cmd's --holdout was not given, and checks it; set says --holdout
+// was given.
+func holdoutShare(cmd *cobra.Command, env transcript.Env, share *float64) (set bool, err error) {
+	if set = cmd.Flags().Changed("holdout"); !set && env.Getenv != nil {
+		if v := env.Getenv(holdoutEnv); v != "" {
+			if *share, err = strconv.ParseFloat(v, 64); err != nil {
+				return set, usagef("%s=%q is not a share between 0 and 1 (0.1 holds one session in ten out)", holdoutEnv, v)
+			}
+		}
+	}
+	if *share < 0 || *share > 1 || math.IsNaN(*share) {
+		return set, usagef("--holdout must be between 0 and 1 (0.1 holds one session in ten out)")
+	}
+	return set, nil
 }
 
 // isBootHook reports whether args run lore boot as a Claude Code hook

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/boot"
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/recall"
@@ -26,6 +27,9 @@ type recallOptions struct {
 	BeforeTool bool
 	AfterTool  bool
 	Agent      string
+	// Holdout is the share of sessions whose notes are withheld, as lore
+	// boot's: a held-out session gets no note at the point of action either.
+	Holdout float64
 }
 
 // recallDeadline is how long a tool hook may take before it gives up and
@@ -53,7 +57,9 @@ The answer is {"hookSpecificOutput": {"hookEventName", "additionalContext"}}: a
 note the agent reads, never a block or a permission decision. The note is the
 items' stored text, at most 3 of them, each with its id to cite, each once a
 session; nothing of the tool's output is handed back. Every note handed over is recorded for lore
-measure (a boot of kind before-tool or after-failure).
+measure (a boot of kind before-tool or after-failure). A session held out
+(--holdout, or LORE_HOLDOUT in the agent's environment, as for lore boot) is
+handed nothing: its notes are recorded as withheld.
 
 It fails open: with nothing to say, no store, input it cannot read, another
 event or tool, any error (wrong flags included) or more than 1 s, it prints
@@ -70,6 +76,9 @@ nothing and exits 0. lore hooks install claude installs both.
 			if err := checkAgent(opts.Agent); err != nil {
 				return err
 			}
+			if _, err := holdoutShare(cmd, opts.Env, &opts.Holdout); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -80,6 +89,7 @@ nothing and exits 0. lore hooks install claude installs both.
 	f.BoolVar(&opts.BeforeTool, "before-tool", false, "answer a hook that runs before a shell command")
 	f.BoolVar(&opts.AfterTool, "after-tool", false, "answer a hook that runs after a tool call failed")
 	f.StringVar(&opts.Agent, "agent", "", "the agent the session runs (default: the one whose hook event it is)")
+	f.Float64Var(&opts.Holdout, "holdout", 0, "withhold the notes from this share of sessions, as lore boot --holdout does (default $"+holdoutEnv+" or 0)")
 	opts.storeOptions.addFlag(cmd)
 	return cmd
 }
@@ -181,14 +191,18 @@ func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 			}
 		}
 	}
+	withheld := boot.HeldOut(session, opts.Holdout)
 	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
 	defer cancel()
-	err = st.RecordBoot(rctx, lore.Boot{Session: session, Repo: o.Repo, Agent: agent, Items: n.Items, Kind: kind})
+	err = st.RecordBoot(rctx, lore.Boot{Session: session, Repo: o.Repo, Agent: agent, Items: n.Items, Kind: kind, Withheld: withheld})
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("the store stayed locked by another process for %s", recordDeadline)
 	}
 	if err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "lore recall: note: this note is not recorded for lore measure: %v\n", err)
+	}
+	if withheld {
+		return answer{}, nil // held out: the session goes on as it would without lore
 	}
 	return answer{in.HookEventName, n.Text}, nil
 }
@@ -202,7 +216,7 @@ const toldSince = 24 * time.Hour
 func told(ctx context.Context, st lore.Store, session string, ids []string) (map[string]bool, error) {
 	var out map[string]bool
 	err := st.Boots(ctx, time.Now().Add(-toldSince), func(b lore.Boot) error {
-		if b.Session != session || b.Kind == lore.BootStart {
+		if b.Session != session || b.Kind == lore.BootStart || b.Withheld {
 			return nil
 		}
 		for _, id := range b.Items {

@@ -244,3 +244,29 @@ func TestRecallProcess(t *testing.T) {
 		t.Errorf("%s %q", event, note)
 	}
 }
+
+// TestRecallHoldout: a session held out (LORE_HOLDOUT, as for lore boot)
+// is handed no note at the point of action; the note is recorded as
+// withheld, for measure's comparison.
+func TestRecallHoldout(t *testing.T) {
+	store, dir, _ := recallStore(t)
+	r := runLoreStdin(t, map[string]string{"LORE_HOLDOUT": "1"}, preToolUse(dir, "git push origin main"), "recall", "--before-tool", "--store", store)
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("held out: exit %d, %q, %q; want nothing", r.code, r.stdout, r.err)
+	}
+	bs := boots(t, store)
+	if len(bs) != 1 || !bs[0].Withheld || bs[0].Kind != lore.BootBeforeTool || len(bs[0].Items) != 1 {
+		t.Errorf("records: %+v, want the note withheld", bs)
+	}
+	// Not held out (0), the same session is handed it: a withheld note
+	// was never told.
+	r = runLoreStdin(t, nil, preToolUse(dir, "git push origin main"), "recall", "--before-tool", "--holdout", "0", "--store", store)
+	if r.code != 0 || !strings.Contains(r.stdout, "fails with") {
+		t.Errorf("not held out: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+	// A share that is none fails open.
+	r = runLoreStdin(t, map[string]string{"LORE_HOLDOUT": "lots"}, preToolUse(dir, "git push origin main"), "recall", "--before-tool", "--store", store)
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.err, "LORE_HOLDOUT") {
+		t.Errorf("LORE_HOLDOUT=lots: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+}
