@@ -56,14 +56,15 @@ action. It reads the hook's JSON on standard input and prints the hook's answer:
 The answer is {"hookSpecificOutput": {"hookEventName", "additionalContext"}}: a
 note the agent reads, never a block or a permission decision. The note is the
 items' stored text, at most 3 of them, each with its id to cite, each once a
-session; nothing of the tool's output is handed back. Every note handed over is recorded for lore
-measure (a boot of kind before-tool or after-failure). A session held out
-(--holdout, or LORE_HOLDOUT in the agent's environment, as for lore boot) is
-handed nothing: its notes are recorded as withheld.
+session; nothing of the tool's output is handed back. Every note handed over
+is recorded for lore measure (a boot of kind before-tool or after-failure). A
+session held out (--holdout, or LORE_HOLDOUT in the agent's environment, as for
+lore boot) is handed nothing: its notes are recorded as withheld.
 
 It fails open: with nothing to say, no store, input it cannot read, another
 event or tool, any error (wrong flags included) or more than 1 s, it prints
-nothing and exits 0. lore hooks install claude installs both.
+nothing and exits 0. lore hooks install claude installs both; lore hooks
+install gemini installs --after-tool for Gemini CLI's shell tool.
 
 ` + storeHelp,
 		Example: `  lore hooks install claude     # PreToolUse and PostToolUseFailure run these
