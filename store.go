@@ -62,6 +62,14 @@ type Store interface {
 	Best(ctx context.Context, f Filter, limit int) ([]Item, error)
 	// Count returns how many items f selects.
 	Count(ctx context.Context, f Filter) (int, error)
+	// Recall returns the pitfalls and tool quirks f selects that a
+	// command about to run, or an error just met, calls to mind: those
+	// whose signature is one of q.Signatures, and those whose text opens
+	// with q.Command (OpensWithCommand), at most q.Limit,
+	// most confident first. It is asked before every shell command an
+	// agent runs, so it reads only what an index finds; Evidence may be
+	// left out, as in Best.
+	Recall(ctx context.Context, q RecallQuery) ([]Item, error)
 
 	// Supersede marks old as superseded by new and lists old in new's
 	// Related.
@@ -98,7 +106,8 @@ type Store interface {
 }
 
 // Boot records a context boot handed out, so that measure can tell
-// whether the session used it.
+// whether the session used it: the notes a session starts with, and
+// those handed to it later, at the point of action (Kind).
 type Boot struct {
 	At      time.Time
 	Session string // the session's id, when the agent said it
@@ -112,6 +121,47 @@ type Boot struct {
 	// with the sessions that got their notes. Items and Tokens are what
 	// it would have been handed.
 	Withheld bool
+	// Kind is BootStart (""), BootBeforeTool or BootAfterFailure.
+	Kind string
+}
+
+// The kinds of Boot.
+const (
+	// BootStart is the context a session starts with (lore boot).
+	BootStart = ""
+	// BootBeforeTool is a note handed over before a shell command ran:
+	// a pitfall of the same command.
+	BootBeforeTool = "before-tool"
+	// BootAfterFailure is a note handed over after a tool call failed:
+	// a pitfall or quirk with the failure's error signature.
+	BootAfterFailure = "after-failure"
+)
+
+// RecallQuery asks Store.Recall for the pitfalls and tool quirks of a
+// command or an error.
+type RecallQuery struct {
+	// Filter selects the scope and status, as everywhere; its Category
+	// is not used: Recall reads pitfalls and tool quirks.
+	Filter
+	// Signatures selects the items with one of these error signatures.
+	Signatures []string
+	// Command selects the items whose text opens with this command: a
+	// program, or a program and its subcommand (OpensWithCommand).
+	Command string
+	// Limit caps the items; 0 means 10.
+	Limit int
+}
+
+// OpensWithCommand reports whether text opens with command in backticks,
+// alone or followed by more words, as harvest words a pitfall or quirk of
+// a command ("`go test ./...` fails with …", "`gh api` can fail with …"
+// open with go, go test, gh and gh api).
+func OpensWithCommand(text, command string) bool {
+	if command == "" || len(text) < len(command)+2 || text[0] != '`' || text[1:1+len(command)] != command {
+		return false
+	}
+	c := text[1+len(command)]
+	return c == ' ' || c == '`'
 }
 
 // Forgotten is the Extractor of the record lore forget --session writes:

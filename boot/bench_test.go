@@ -3,8 +3,6 @@ package boot
 import (
 	"context"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/benchstore"
 	"github.com/lorehq/lore/internal/synth"
 	"github.com/lorehq/lore/internal/tokens"
 	"github.com/lorehq/lore/sqlite"
@@ -23,27 +22,9 @@ import (
 // items it was built from too.
 func benchStore(b *testing.B) (lore.Store, []lore.Item) {
 	b.Helper()
-	dir := os.Getenv("LORE_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	path := filepath.Join(dir, "bench-100000.db")
-	_, statErr := os.Stat(path)
 	items := synth.Items(100_000, synth.ItemOptions{Seed: 1})
-	ctx := context.Background()
-	if statErr != nil {
-		s, err := sqlite.Open(ctx, path, sqlite.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := 0; i < len(items); i += 5000 {
-			if _, err := s.Add(ctx, items[i:min(i+5000, len(items))]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		s.Close() // the last connection out checkpoints the WAL
-	}
-	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	path := benchstore.Path(b, "bench-100000.db", items)
+	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

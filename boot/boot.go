@@ -207,7 +207,7 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 		if nearDuplicate(c, kept) {
 			continue // cheaper to tell than a line's tokens
 		}
-		line := render(c.item, opts.Repo)
+		line := Line(c.item, opts.Repo)
 		n := tokens.Count(codec, line)
 		if used+n > budget {
 			misses++
@@ -262,19 +262,11 @@ type candidate struct {
 // item matching the task as well as another is as relevant, whatever its
 // scope.
 func candidates(ctx context.Context, st store, opts Options) ([]*candidate, error) {
-	var scopes []lore.Filter
-	if opts.Repo != "" {
-		scopes = append(scopes, lore.Filter{Repo: opts.Repo})
-	}
-	if opts.Agent != "" {
-		scopes = append(scopes, lore.Filter{NoRepo: true, Agent: opts.Agent})
-	}
-	scopes = append(scopes, lore.Filter{NoRepo: true, NoAgent: true})
-
+	scopes := Scopes(opts.Repo, opts.Agent)
 	byID := map[string]*candidate{}
 	var list []*candidate
 	add := func(it lore.Item, bm25 float64) {
-		if !inScope(it, opts) {
+		if !InScope(it, opts.Repo, opts.Agent) {
 			return
 		}
 		if c := byID[it.ID]; c != nil {
@@ -323,16 +315,32 @@ func candidates(ctx context.Context, st store, opts Options) ([]*candidate, erro
 // half as many would change a quarter of the notes handed out.
 func perScope(budget int) int { return min(max(budget/10, 20), 1000) }
 
-// inScope reports whether an item is for this session: of its repository
-// (whatever the agent), or with no repository and this agent or none.
-func inScope(it lore.Item, opts Options) bool {
+// Scopes are the filters of a session's items, this repository's first:
+// the repository's (whatever their agent), the agent's with no
+// repository, and the global ones (neither). "" for no repository or no
+// agent leaves its scope out.
+func Scopes(repo, agent string) []lore.Filter {
+	var scopes []lore.Filter
+	if repo != "" {
+		scopes = append(scopes, lore.Filter{Repo: repo})
+	}
+	if agent != "" {
+		scopes = append(scopes, lore.Filter{NoRepo: true, Agent: agent})
+	}
+	return append(scopes, lore.Filter{NoRepo: true, NoAgent: true})
+}
+
+// InScope reports whether an item is for a session of repo and agent: of
+// its repository (whatever the agent), or with no repository and this
+// agent or none.
+func InScope(it lore.Item, repo, agent string) bool {
 	if it.Repo != "" {
 		// The store's filter says the same; an item of a repository only
 		// this one's name shares ("cli", "entireio/cli") is not this
 		// repository's, whatever a search finds.
-		return lore.SameRepo(it.Repo, opts.Repo)
+		return lore.SameRepo(it.Repo, repo)
 	}
-	return it.Agent == "" || it.Agent == opts.Agent
+	return it.Agent == "" || it.Agent == agent
 }
 
 // Weights of the score's parts. Relevance leads when there is a task;
@@ -391,8 +399,9 @@ func nearDuplicate(c *candidate, kept []*candidate) bool {
 	return false
 }
 
-// render is one note: its id, category and scope, and its text.
-func render(it lore.Item, repo string) string {
+// Line is one note as a context shows it, for a session of repo: its id,
+// category and scope, and its text, on a line of its own.
+func Line(it lore.Item, repo string) string {
 	scope := "general"
 	switch {
 	case lore.SameRepo(it.Repo, repo):

@@ -120,6 +120,16 @@ func TestCompute(t *testing.T) {
 		Items: []string{pitfall.ID}}); err != nil {
 		t.Fatal(err)
 	}
+	// Notes handed over at the point of action: counted apart from the
+	// hit rate, the first cited by s2, the second not.
+	for _, b := range []lore.Boot{
+		{At: s2.StartedAt.Add(time.Minute), Session: s2.ID, Kind: lore.BootBeforeTool, Items: []string{pitfall.ID}},
+		{At: s2.StartedAt.Add(2 * time.Minute), Session: s2.ID, Kind: lore.BootAfterFailure, Items: []string{"abcdefabcdef"}},
+	} {
+		if err := st.RecordBoot(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	type want struct {
 		sessions                        int
@@ -192,6 +202,9 @@ func TestCompute(t *testing.T) {
 			}
 			if h := m.HitRate; h.Boots != 1 || h.Injected != 1 || h.Cited != 1 {
 				t.Errorf("hit rate %+v; want s2's one boot with its note cited", h)
+			}
+			if rc := m.Recall; rc != (Recall{BeforeTool: 1, AfterFailure: 1, Cited: 1, Rate: 0.5}) {
+				t.Errorf("recall %+v; want s2's two notes, one cited", rc)
 			}
 			if k := m.Knowledge; k.Active != w.active || k.Candidates != w.candidates || k.StaleShare != w.stale {
 				t.Errorf("knowledge %+v; want %d active (%v stale), %d candidates", k, w.active, w.stale, w.candidates)

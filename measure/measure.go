@@ -146,7 +146,7 @@ func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Optio
 	}
 	m.Velocity = velocity(items, kept, harvested, opts.Since, now)
 	m.Coverage = coverage(kept, harvested)
-	if m.HitRate, err = hitRate(ctx, st, all, items, opts.Since); err != nil {
+	if m.HitRate, m.Recall, err = hitRate(ctx, st, all, items, opts.Since); err != nil {
 		return m, err
 	}
 	m.Recurrence = recurrence(all, knownSince)
@@ -338,11 +338,13 @@ var backticked = regexp.MustCompile("`([^`]{3,})`")
 
 // hitRate looks at the boots of measured sessions: an injected item is
 // cited when the session wrote lore:ID (a prefix of at least six digits),
-// acted on when the session ran a command the item quotes.
-func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, since time.Time) (HitRate, error) {
+// acted on when the session ran a command the item quotes. The notes
+// handed over at the point of action are counted apart (Recall).
+func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, since time.Time) (HitRate, Recall, error) {
 	var h HitRate
+	var rc Recall
 	if st == nil {
-		return h, nil
+		return h, rc, nil
 	}
 	bySession := map[string]*facts{}
 	for i := range all {
@@ -357,6 +359,19 @@ func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, sinc
 		if f == nil || b.Withheld {
 			return nil // held out: nothing was handed over
 		}
+		if b.Kind != lore.BootStart {
+			for _, id := range b.Items {
+				if b.Kind == lore.BootBeforeTool {
+					rc.BeforeTool++
+				} else {
+					rc.AfterFailure++
+				}
+				if cites(f.cited, id) {
+					rc.Cited++
+				}
+			}
+			return nil
+		}
 		h.Boots++
 		for _, id := range b.Items {
 			h.Injected++
@@ -370,7 +385,8 @@ func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, sinc
 		return nil
 	})
 	h.Rate = share(h.Cited+h.ActedOn, h.Injected)
-	return h, err
+	rc.Rate = share(rc.Cited, rc.BeforeTool+rc.AfterFailure)
+	return h, rc, err
 }
 
 func cites(cited map[string]bool, id string) bool {

@@ -22,6 +22,7 @@ type Metrics struct {
 	Velocity       Velocity       `json:"velocity"`
 	Coverage       Coverage       `json:"coverage"`
 	HitRate        HitRate        `json:"hit_rate"`
+	Recall         Recall         `json:"recall"`
 	Recurrence     Recurrence     `json:"recurrence"`
 	FirstTry       FirstTry       `json:"first_try_success"`
 	Outcomes       map[string]int `json:"outcomes"` // success, failure, aborted, unknown → sessions
@@ -68,6 +69,17 @@ type HitRate struct {
 	Cited    int     `json:"cited"`
 	ActedOn  int     `json:"acted_on"` // used but not cited
 	Rate     float64 `json:"rate"`     // (cited + acted_on) ÷ injected
+}
+
+// Recall counts the notes handed to the measured sessions at the point of
+// action (lore recall, boots of kind before-tool and after-failure), which
+// the hit rate leaves out: a note before a command quotes that command,
+// which the session then runs, whatever the note said.
+type Recall struct {
+	BeforeTool   int     `json:"before_tool"`   // notes handed over before a shell command
+	AfterFailure int     `json:"after_failure"` // notes handed over after a tool call failed
+	Cited        int     `json:"cited"`         // of those, cited by id in the session
+	Rate         float64 `json:"rate"`          // cited ÷ (before_tool + after_failure)
 }
 
 // Recurrence is how often sessions met an error lore already knew.

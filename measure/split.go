@@ -47,7 +47,7 @@ func splits(ctx context.Context, st store, all []facts, items []lore.Item, known
 		}
 		ft := firstTry(sessions)
 		rec := recurrence(fs, knownSince)
-		hr, err := hitRate(ctx, st, fs, items, since)
+		hr, _, err := hitRate(ctx, st, fs, items, since)
 		if err != nil {
 			return nil, err
 		}

@@ -107,16 +107,16 @@ func (s *Store) RecordBoot(ctx context.Context, b lore.Boot) error {
 		at = s.now()
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO boots (at, session, repo, agent, task, items, tokens, withheld)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			micros(at), b.Session, b.Repo, b.Agent, b.Task, jsonArray(b.Items), b.Tokens, b.Withheld)
+		_, err := tx.ExecContext(ctx, `INSERT INTO boots (at, session, repo, agent, task, items, tokens, withheld, kind)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			micros(at), b.Session, b.Repo, b.Agent, b.Task, jsonArray(b.Items), b.Tokens, b.Withheld, b.Kind)
 		return err
 	})
 }
 
 // Boots calls fn for every boot recorded at or after since, oldest first.
 func (s *Store) Boots(ctx context.Context, since time.Time, fn func(lore.Boot) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT at, session, repo, agent, task, items, tokens, withheld FROM boots
+	rows, err := s.db.QueryContext(ctx, `SELECT at, session, repo, agent, task, items, tokens, withheld, kind FROM boots
 		WHERE at >= ? ORDER BY at, id`, micros(since))
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ func (s *Store) Boots(ctx context.Context, since time.Time, fn func(lore.Boot) e
 		var b lore.Boot
 		var at int64
 		var items string
-		if err := rows.Scan(&at, &b.Session, &b.Repo, &b.Agent, &b.Task, &items, &b.Tokens, &b.Withheld); err != nil {
+		if err := rows.Scan(&at, &b.Session, &b.Repo, &b.Agent, &b.Task, &items, &b.Tokens, &b.Withheld, &b.Kind); err != nil {
 			return err
 		}
 		b.At = fromMicros(at)

@@ -648,6 +648,11 @@ func (s *Store) Best(ctx context.Context, f lore.Filter, n int) ([]lore.Item, er
 	if err != nil {
 		return nil, err
 	}
+	return scanItems(rows, n)
+}
+
+// scanItems reads the items of rows, at most n, and closes rows.
+func scanItems(rows *sql.Rows, n int) ([]lore.Item, error) {
 	defer rows.Close()
 	items := make([]lore.Item, 0, min(n, 256)) // an item is large: growing the slice costs
 	for rows.Next() {

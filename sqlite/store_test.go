@@ -147,21 +147,7 @@ func TestBoundedSearch(t *testing.T) {
 	if hits, err := s.Search(ctx, q); err != nil || len(hits) != 0 {
 		t.Errorf("bounded: %d hits, %v; want none (the old item matches only common words, outside the window)", len(hits), err)
 	}
-	plan := func(query string, args ...any) string {
-		rows, err := s.db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var plan []string
-		for rows.Next() {
-			var id, parent, notUsed int
-			var detail string
-			rows.Scan(&id, &parent, &notUsed, &detail)
-			plan = append(plan, detail)
-		}
-		return strings.Join(plan, "; ")
-	}
+	plan := func(query string, args ...any) string { return queryPlan(t, s, query, args...) }
 	for _, f := range []lore.Filter{{Repo: "acme/api"}, {NoRepo: true, Agent: "codex"}, {NoRepo: true, NoAgent: true}} {
 		cond, args := s.where(f)
 		if p := plan(`SELECT rowid FROM items i WHERE `+cond+` ORDER BY i.confidence DESC, i.rowid DESC LIMIT 10`, args...); !strings.Contains(p, "USING INDEX items_scope") ||
@@ -289,7 +275,7 @@ func TestBandsTrim(t *testing.T) {
 func evidenceAsTable(t *testing.T, s *Store) {
 	t.Helper()
 	harvestsWithoutTimes(t, s)
-	for _, q := range []string{
+	execAll(t, s,
 		`CREATE TABLE evidence (
 			item       INTEGER NOT NULL REFERENCES items (rowid) ON DELETE CASCADE,
 			session    TEXT    NOT NULL,
@@ -302,25 +288,15 @@ func evidenceAsTable(t *testing.T, s *Store) {
 			FROM items AS i, json_each(i.evidence) AS e`,
 		`ALTER TABLE items DROP COLUMN evidence`,
 		`PRAGMA user_version = 5`,
-	} {
-		if _, err := s.db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 }
 
 // itemsWithoutReviews takes the items back to before migration 0009: no
-// history of people's decisions.
+// history of people's decisions (and so before 0010).
 func itemsWithoutReviews(t *testing.T, s *Store) {
 	t.Helper()
-	for _, q := range []string{
-		`ALTER TABLE items DROP COLUMN reviews`,
-		`PRAGMA user_version = 8`,
-	} {
-		if _, err := s.db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	bootsWithoutKind(t, s)
+	execAll(t, s, `ALTER TABLE items DROP COLUMN reviews`, `PRAGMA user_version = 8`)
 }
 
 // bootsWithoutHoldout takes the boot records back to before migration
@@ -328,11 +304,7 @@ func itemsWithoutReviews(t *testing.T, s *Store) {
 func bootsWithoutHoldout(t *testing.T, s *Store) {
 	t.Helper()
 	itemsWithoutReviews(t, s)
-	for _, q := range []string{`ALTER TABLE boots DROP COLUMN withheld`, `PRAGMA user_version = 7`} {
-		if _, err := s.db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	execAll(t, s, `ALTER TABLE boots DROP COLUMN withheld`, `PRAGMA user_version = 7`)
 }
 
 // TestReviewsMigrate opens a store older than the history of people's
@@ -368,19 +340,12 @@ func TestReviewsMigrate(t *testing.T) {
 }
 
 // harvestsWithoutTimes takes the harvest records back to before migration
-// 0007: no modification time, no count of sessions.
+// 0007: no modification time, no count of sessions (and so before every
+// later migration).
 func harvestsWithoutTimes(t *testing.T, s *Store) {
 	t.Helper()
 	bootsWithoutHoldout(t, s)
-	for _, q := range []string{
-		`ALTER TABLE harvests DROP COLUMN mtime`,
-		`ALTER TABLE harvests DROP COLUMN sessions`,
-		`PRAGMA user_version = 6`,
-	} {
-		if _, err := s.db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	execAll(t, s, `ALTER TABLE harvests DROP COLUMN mtime`, `ALTER TABLE harvests DROP COLUMN sessions`, `PRAGMA user_version = 6`)
 }
 
 // TestHarvestTimesMigrate opens a store whose harvest records predate
@@ -968,5 +933,75 @@ func wantOneItem(t *testing.T, path, what string) {
 	s.Close()
 	if err != nil || n != 1 {
 		t.Errorf("%s: %d items (%v), want 1", what, n, err)
+	}
+}
+
+// queryPlan is SQLite's plan for query, its steps joined by "; ".
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notUsed int
+		var detail string
+		rows.Scan(&id, &parent, &notUsed, &detail)
+		plan = append(plan, detail)
+	}
+	return strings.Join(plan, "; ")
+}
+
+// bootsWithoutKind takes the store back to before migration 0010: boots
+// of one kind, no index of the pitfalls by the command they open with.
+func bootsWithoutKind(t *testing.T, s *Store) {
+	t.Helper()
+	execAll(t, s, `DROP INDEX items_command`, `ALTER TABLE boots DROP COLUMN kind`, `PRAGMA user_version = 9`)
+}
+
+// execAll runs each query on the store, in order.
+func execAll(t *testing.T, s *Store, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestBootKindMigrate opens a store from before lore recall: its boots
+// are the contexts sessions started with, and its pitfalls are found by
+// the command they open with.
+func TestBootKindMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pit := lore.Item{Text: "`make test` fails with `No rule to make target`; `make check` works.", Category: lore.CategoryPitfall, Confidence: 0.9}
+	if _, err := s.Add(ctx, []lore.Item{pit}); err != nil {
+		t.Fatal(err)
+	}
+	bootsWithoutKind(t, s)
+	if _, err := s.db.Exec(`INSERT INTO boots (at, session, items) VALUES (1, 'claude-code:s1', '[]')`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var bs []lore.Boot
+	if err := s.Boots(ctx, time.Time{}, func(b lore.Boot) error { bs = append(bs, b); return nil }); err != nil || len(bs) != 1 ||
+		bs[0].Kind != lore.BootStart || bs[0].Session != "claude-code:s1" {
+		t.Errorf("boots after migrating: %+v, %v; want the one boot, of kind start", bs, err)
+	}
+	if got, err := s.Recall(ctx, lore.RecallQuery{Command: "make"}); err != nil || len(got) != 1 {
+		t.Errorf("Recall after migrating: %+v, %v; want the pitfall", got, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/benchstore"
 	"github.com/lorehq/lore/internal/synth"
 	"github.com/lorehq/lore/sqlite"
 )
@@ -23,25 +24,8 @@ import (
 // from.
 func benchStore(b *testing.B) (string, []lore.Item) {
 	b.Helper()
-	dir := os.Getenv("LORE_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	store := filepath.Join(dir, "bench-100000.db")
 	items := synth.Items(100_000, synth.ItemOptions{Seed: 1})
-	if _, err := os.Stat(store); err != nil {
-		s, err := sqlite.Open(context.Background(), store, sqlite.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := 0; i < len(items); i += 5000 {
-			if _, err := s.Add(context.Background(), items[i:min(i+5000, len(items))]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		s.Close()
-	}
-	return store, items
+	return benchstore.Path(b, "bench-100000.db", items), items
 }
 
 // buildLore builds the lore binary, as a user installs it.

@@ -112,17 +112,9 @@ lore measure can compare the sessions with notes and those without.
 			if opts.Budget < 0 {
 				return usagef("--budget must be positive")
 			}
-			if opts.HoldoutSet = cmd.Flags().Changed("holdout"); !opts.HoldoutSet && opts.Env.Getenv != nil {
-				if v := opts.Env.Getenv(holdoutEnv); v != "" {
-					share, err := strconv.ParseFloat(v, 64)
-					if err != nil {
-						return usagef("%s=%q is not a share between 0 and 1 (0.1 holds one session in ten out)", holdoutEnv, v)
-					}
-					opts.Holdout = share
-				}
-			}
-			if opts.Holdout < 0 || opts.Holdout > 1 || math.IsNaN(opts.Holdout) {
-				return usagef("--holdout must be between 0 and 1 (0.1 holds one session in ten out)")
+			var err error
+			if opts.HoldoutSet, err = holdoutShare(cmd, opts.Env, &opts.Holdout); err != nil {
+				return err
 			}
 			if opts.MinConfidence < 0 || opts.MinConfidence > 1 {
 				return usagef("--min-confidence must be between 0 and 1")
@@ -245,23 +237,10 @@ func bootHook(ctx context.Context, opts *bootOptions) error {
 	if opts.Env.Getenv != nil && opts.Env.Getenv(noHooksEnv) != "" {
 		return nil // a session lore started itself
 	}
-	ctx, cancel := context.WithTimeout(ctx, hookDeadline-200*time.Millisecond)
-	defer cancel()
-	type built struct {
-		c   boot.Context
-		err error
-	}
-	done := make(chan built, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- built{err: fmt.Errorf("internal error: %v", r)}
-			}
-		}()
+	c, err := withinDeadline(ctx, hookDeadline-200*time.Millisecond, func(ctx context.Context) (boot.Context, error) {
 		in, err := readHookInput(ctx, opts.IO)
 		if err != nil {
-			done <- built{err: fmt.Errorf("reading the hook's input: %w", err)}
-			return
+			return boot.Context{}, fmt.Errorf("reading the hook's input: %w", err)
 		}
 		if in.Cwd != "" && opts.Repo == "" && opts.Cwd == "" {
 			opts.Cwd = in.Cwd
@@ -272,20 +251,68 @@ func bootHook(ctx context.Context, opts *bootOptions) error {
 		if in.SessionID != "" && opts.Session == "" {
 			opts.Session = lore.AgentClaudeCode + ":" + in.SessionID
 		}
-		c, err := opts.build(ctx)
-		done <- built{c, err}
-	}()
-	select {
-	case b := <-done:
-		if b.err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "lore boot: %v (the session starts without notes)\n", b.err)
-			return nil
-		}
-		text = b.c.Text
-	case <-ctx.Done():
+		return opts.build(ctx)
+	})
+	switch {
+	case errors.Is(err, errNoTime):
 		fmt.Fprintf(opts.IO.ErrOut, "lore boot: no context within %s (the session starts without notes)\n", hookDeadline)
+	case err != nil:
+		fmt.Fprintf(opts.IO.ErrOut, "lore boot: %v (the session starts without notes)\n", err)
+	default:
+		text = c.Text
 	}
 	return nil
+}
+
+// errNoTime is withinDeadline's error when fn did not finish in time.
+var errNoTime = errors.New("out of time")
+
+// withinDeadline runs fn with a context that ends after d, and returns
+// what it returns, or errNoTime as soon as d has passed, whether or not fn
+// watches its context (a read stuck on a file system does not); a panic
+// in fn is an error. A hook answers this way: late or broken, it still
+// answers.
+func withinDeadline[T any](ctx context.Context, d time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		v, err := fn(ctx)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, errNoTime
+	}
+}
+
+// holdoutShare sets share, the part of sessions held out, from LORE_HOLDOUT
+// when cmd's --holdout was not given, and checks it; set says --holdout
+// was given.
+func holdoutShare(cmd *cobra.Command, env transcript.Env, share *float64) (set bool, err error) {
+	if set = cmd.Flags().Changed("holdout"); !set && env.Getenv != nil {
+		if v := env.Getenv(holdoutEnv); v != "" {
+			if *share, err = strconv.ParseFloat(v, 64); err != nil {
+				return set, usagef("%s=%q is not a share between 0 and 1 (0.1 holds one session in ten out)", holdoutEnv, v)
+			}
+		}
+	}
+	if *share < 0 || *share > 1 || math.IsNaN(*share) {
+		return set, usagef("--holdout must be between 0 and 1 (0.1 holds one session in ten out)")
+	}
+	return set, nil
 }
 
 // isBootHook reports whether args run lore boot as a Claude Code hook

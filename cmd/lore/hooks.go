@@ -15,7 +15,7 @@ import (
 type hooksOptions struct {
 	IO        *iostreams.IOStreams
 	Env       transcript.Env
-	Agent     string // only "claude" so far
+	Agent     string // "claude" or "gemini"
 	Uninstall bool
 	Project   bool
 	DryRun    bool
@@ -29,10 +29,14 @@ func newHooksCmd(fac *factory, runF func(context.Context, *hooksOptions) error) 
 		Use:   "hooks",
 		Short: "Install lore into an agent's hooks",
 		Long: `Install lore into an agent's session hooks, so that every new session starts with
-what earlier sessions learned (lore boot) and every finished session is harvested
-(lore harvest). Only Claude Code is supported so far.`,
+what earlier sessions learned (lore boot), every finished session is harvested
+(lore harvest), and what earlier sessions learned of a command or an error is
+handed over where it matters: before a shell command runs and after a tool call
+failed (lore recall). Claude Code gets all four; Gemini CLI the note after a
+failed shell command (its hooks take no context before a tool runs).`,
 		Example: `  lore hooks install claude
   lore hooks install claude --project --dry-run
+  lore hooks install gemini
   lore hooks uninstall claude`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -48,20 +52,31 @@ what earlier sessions learned (lore boot) and every finished session is harveste
 
 const hooksFileHelp = `The settings file is ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json
 when that is set); with --project, .claude/settings.json in the git repository
-holding the current folder (else in the current folder). Every other setting
-and hook is kept. The previous file is kept as settings.json.lore-backup.`
+holding the current folder (else in the current folder). For gemini it is
+~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini/settings.json when that is
+set), or .gemini/settings.json of the project. Every other setting and hook is
+kept. The previous file is kept as settings.json.lore-backup.`
 
 func newHooksInstallCmd(fac *factory, runF func(context.Context, *hooksOptions) error) *cobra.Command {
 	opts := &hooksOptions{IO: fac.IO, Env: fac.Env, Executable: fac.Executable}
 	cmd := &cobra.Command{
-		Use:   "install claude",
-		Short: "Add lore's hooks to Claude Code's settings",
-		Long: `Add two hooks to Claude Code's settings, calling this lore binary by its
+		Use:   "install (claude | gemini)",
+		Short: "Add lore's hooks to Claude Code's or Gemini CLI's settings",
+		Long: `Add four hooks to Claude Code's settings, calling this lore binary by its
 absolute path (with --project, by the name lore, for each user's PATH to find:
 a project's settings are shared with everyone who clones it):
-  SessionStart  lore boot --format claude-hook   hands the new session what
-                                                  earlier sessions learned
-  SessionEnd    lore harvest --from-hook         harvests the finished session
+  SessionStart        lore boot --format claude-hook  hands the new session
+                                                      what earlier sessions learned
+  SessionEnd          lore harvest --from-hook        harvests the finished session
+  PreToolUse (Bash)   lore recall --before-tool       before a shell command: the
+                                                      pitfalls of that command
+  PostToolUseFailure  lore recall --after-tool        after a tool call failed:
+                                                      what is known of its error
+
+For gemini, one hook in Gemini CLI's settings:
+  AfterTool (run_shell_command)  lore recall --after-tool   after a shell command
+                                                            failed: what is known
+                                                            of its error
 
 Installing again changes nothing; installing after lore moved replaces lore's
 old hooks. A lore run with go run is refused for your own settings: its binary
@@ -85,10 +100,10 @@ is deleted when it exits, so install lore with go install first.
 func newHooksUninstallCmd(fac *factory, runF func(context.Context, *hooksOptions) error) *cobra.Command {
 	opts := &hooksOptions{IO: fac.IO, Env: fac.Env, Executable: fac.Executable, Uninstall: true}
 	cmd := &cobra.Command{
-		Use:   "uninstall claude",
-		Short: "Remove lore's hooks from Claude Code's settings",
-		Long: `Remove lore's hooks (lore boot and lore harvest, wherever lore is installed) from
-Claude Code's settings. Other hooks stay; an event's list is removed only when
+		Use:   "uninstall (claude | gemini)",
+		Short: "Remove lore's hooks from Claude Code's or Gemini CLI's settings",
+		Long: `Remove lore's hooks (lore boot, lore harvest and lore recall, wherever lore is installed) from
+Claude Code's (or Gemini CLI's) settings. Other hooks stay; an event's list is removed only when
 removing lore's hooks leaves it empty. Uninstalling again changes nothing.
 
 ` + hooksFileHelp + `
@@ -107,7 +122,7 @@ removing lore's hooks leaves it empty. Uninstalling again changes nothing.
 
 func (o *hooksOptions) addFlags(cmd *cobra.Command, dryRunHelp string) {
 	f := cmd.Flags()
-	f.BoolVar(&o.Project, "project", false, "change the project's .claude/settings.json instead of yours")
+	f.BoolVar(&o.Project, "project", false, "change the project's settings (.claude/ or .gemini/settings.json) instead of yours")
 	f.BoolVar(&o.DryRun, "dry-run", false, dryRunHelp)
 	f.BoolVar(&o.JSON, "json", false, "print what was done as one JSON object")
 }
@@ -116,8 +131,10 @@ func (o *hooksOptions) start(cmd *cobra.Command, args []string, runF func(contex
 	switch strings.ToLower(args[0]) {
 	case "claude", "claude-code":
 		o.Agent = "claude"
+	case "gemini", "gemini-cli":
+		o.Agent = "gemini"
 	default:
-		return usagef("lore installs hooks into claude (Claude Code) only, not %q", args[0])
+		return usagef("lore installs hooks into claude (Claude Code) and gemini (Gemini CLI), not %q", args[0])
 	}
 	if runF != nil {
 		return runF(cmd.Context(), o)
@@ -126,7 +143,13 @@ func (o *hooksOptions) start(cmd *cobra.Command, args []string, runF func(contex
 }
 
 func hooksRun(ctx context.Context, opts *hooksOptions) error {
-	file, err := claudeSettingsPath(opts.Env, opts.Project)
+	hooks, file, err := claudehook.Claude, "", error(nil)
+	if opts.Agent == "gemini" {
+		hooks = claudehook.Gemini
+		file, err = claudehook.GeminiSettingsPath(opts.Env.Home, opts.Env.Cwd, opts.Env.Getenv, opts.Project)
+	} else {
+		file, err = claudeSettingsPath(opts.Env, opts.Project)
+	}
 	if err != nil {
 		return err
 	}
@@ -147,17 +170,17 @@ func hooksRun(ctx context.Context, opts *hooksOptions) error {
 		} else if err := claudehook.CheckInstalled(exe); err != nil {
 			return err
 		}
-		commands = claudehook.Commands(name)
+		commands = hooks.Commands(name)
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	var res claudehook.Result
 	if opts.Uninstall {
-		res, err = claudehook.Uninstall(file, opts.DryRun)
+		res, err = hooks.Uninstall(file, opts.DryRun)
 	} else {
-		res, err = claudehook.Install(file, commands, opts.DryRun)
-		if res.HooksDisabled {
+		res, err = hooks.Install(file, commands, opts.DryRun)
+		if res.HooksDisabled && opts.Agent == "claude" {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s sets disableAllHooks, so Claude Code runs no hooks, lore's included\n", file)
 		}
 	}
@@ -207,7 +230,11 @@ func printHookChanges(opts *hooksOptions, res claudehook.Result) error {
 		fmt.Fprintf(out, "previous file kept as %s\n", res.Backup)
 	}
 	if res.Changed && !opts.DryRun {
-		fmt.Fprintln(out, "Claude Code reads hooks when a session starts: the change applies from the next session.")
+		agent := "Claude Code"
+		if opts.Agent == "gemini" {
+			agent = "Gemini CLI"
+		}
+		fmt.Fprintf(out, "%s reads hooks when a session starts: the change applies from the next session.\n", agent)
 	}
 	return nil
 }

@@ -64,17 +64,20 @@ func TestHooksInstallIntoNoFile(t *testing.T) {
 	file := filepath.Join(env.Home, ".claude", "settings.json")
 	r := runHooks(t, env, testLore, "hooks", "install", "claude", "--json")
 	rep := hooksJSON(t, r)
-	if rep.File != file || !rep.Changed || rep.Backup != "" || actions(rep) != "SessionStart=added SessionEnd=added" {
+	if rep.File != file || !rep.Changed || rep.Backup != "" || actions(rep) != "SessionStart=added SessionEnd=added PreToolUse=added PostToolUseFailure=added" {
 		t.Fatalf("report %+v", rep)
 	}
 	want := `{"file":"` + file + `","changed":true,"hooks":[` +
 		`{"event":"SessionStart","command":"/opt/lore/bin/lore boot --format claude-hook","action":"added"},` +
-		`{"event":"SessionEnd","command":"/opt/lore/bin/lore harvest --from-hook","action":"added"}]}` + "\n"
+		`{"event":"SessionEnd","command":"/opt/lore/bin/lore harvest --from-hook","action":"added"},` +
+		`{"event":"PreToolUse","command":"/opt/lore/bin/lore recall --before-tool","action":"added"},` +
+		`{"event":"PostToolUseFailure","command":"/opt/lore/bin/lore recall --after-tool","action":"added"}]}` + "\n"
 	if r.stdout != want {
 		t.Errorf("--json:\n%s\nwant:\n%s", r.stdout, want)
 	}
 	got := readSettings(t, file)
-	for event, args := range map[string]string{"SessionStart": claudehook.BootArgs, "SessionEnd": claudehook.HarvestArgs} {
+	for event, args := range map[string]string{"SessionStart": claudehook.BootArgs, "SessionEnd": claudehook.HarvestArgs,
+		"PreToolUse": claudehook.BeforeToolArgs, "PostToolUseFailure": claudehook.AfterToolArgs} {
 		if cmds := got[event]; len(cmds) != 1 || cmds[0] != testLore+" "+args {
 			t.Errorf("%s: %q", event, cmds)
 		}
@@ -125,25 +128,37 @@ func TestHooksText(t *testing.T) {
 		{[]string{"install", "claude", "--dry-run"}, file + "\n" +
 			"  SessionStart: would be added: /opt/lore/bin/lore boot --format claude-hook\n" +
 			"  SessionEnd: would be added: /opt/lore/bin/lore harvest --from-hook\n" +
+			"  PreToolUse: would be added: /opt/lore/bin/lore recall --before-tool\n" +
+			"  PostToolUseFailure: would be added: /opt/lore/bin/lore recall --after-tool\n" +
 			"dry run: nothing changed\n"},
 		{[]string{"install", "claude"}, file + "\n" +
 			"  SessionStart: added: /opt/lore/bin/lore boot --format claude-hook\n" +
 			"  SessionEnd: added: /opt/lore/bin/lore harvest --from-hook\n" +
+			"  PreToolUse: added: /opt/lore/bin/lore recall --before-tool\n" +
+			"  PostToolUseFailure: added: /opt/lore/bin/lore recall --after-tool\n" +
 			"previous file kept as " + file + ".lore-backup\n" + applies},
 		{[]string{"install", "claude"}, file + "\n" +
 			"  SessionStart: already there: /opt/lore/bin/lore boot --format claude-hook\n" +
-			"  SessionEnd: already there: /opt/lore/bin/lore harvest --from-hook\n"},
+			"  SessionEnd: already there: /opt/lore/bin/lore harvest --from-hook\n" +
+			"  PreToolUse: already there: /opt/lore/bin/lore recall --before-tool\n" +
+			"  PostToolUseFailure: already there: /opt/lore/bin/lore recall --after-tool\n"},
 		{[]string{"uninstall", "claude", "--dry-run"}, file + "\n" +
 			"  SessionStart: would be removed: /opt/lore/bin/lore boot --format claude-hook\n" +
 			"  SessionEnd: would be removed: /opt/lore/bin/lore harvest --from-hook\n" +
+			"  PreToolUse: would be removed: /opt/lore/bin/lore recall --before-tool\n" +
+			"  PostToolUseFailure: would be removed: /opt/lore/bin/lore recall --after-tool\n" +
 			"dry run: nothing changed\n"},
 		{[]string{"uninstall", "claude"}, file + "\n" +
 			"  SessionStart: removed: /opt/lore/bin/lore boot --format claude-hook\n" +
 			"  SessionEnd: removed: /opt/lore/bin/lore harvest --from-hook\n" +
+			"  PreToolUse: removed: /opt/lore/bin/lore recall --before-tool\n" +
+			"  PostToolUseFailure: removed: /opt/lore/bin/lore recall --after-tool\n" +
 			"previous file kept as " + file + ".lore-backup\n" + applies},
 		{[]string{"uninstall", "claude"}, file + "\n" +
 			"  SessionStart: not there\n" +
-			"  SessionEnd: not there\n"},
+			"  SessionEnd: not there\n" +
+			"  PreToolUse: not there\n" +
+			"  PostToolUseFailure: not there\n"},
 	} {
 		r := runHooks(t, env, testLore, append([]string{"hooks"}, tt.args...)...)
 		if r.code != 0 || r.stdout != tt.want || r.err != "" {
@@ -165,7 +180,7 @@ func TestHooksUninstallFromGoRun(t *testing.T) {
 	file := filepath.Join(env.Home, ".claude", "settings.json")
 	hooksJSON(t, runHooks(t, env, testLore, "hooks", "install", "claude", "--json"))
 	rep := hooksJSON(t, runHooks(t, env, "/tmp/go-build1/b001/exe/lore", "hooks", "uninstall", "claude", "--json"))
-	if !rep.Changed || actions(rep) != "SessionStart=removed SessionEnd=removed" || rep.Hooks[0].Previous[0] != testLore+" "+claudehook.BootArgs {
+	if !rep.Changed || actions(rep) != "SessionStart=removed SessionEnd=removed PreToolUse=removed PostToolUseFailure=removed" || rep.Hooks[0].Previous[0] != testLore+" "+claudehook.BootArgs {
 		t.Fatalf("report %+v", rep)
 	}
 	if got := readSettings(t, file); len(got) != 0 {
@@ -339,5 +354,43 @@ func TestHooksProjectByName(t *testing.T) {
 	rep = hooksJSON(t, runHooks(t, env, "/home/me/go bin/lore", "hooks", "install", "claude", "--json", "--dry-run"))
 	if len(rep.Hooks) == 0 || rep.Hooks[0].Command != "'/home/me/go bin/lore' "+claudehook.BootArgs {
 		t.Errorf("a path with a space: %+v", rep.Hooks)
+	}
+}
+
+// lore hooks install gemini adds lore's AfterTool hook to Gemini CLI's
+// settings (in $GEMINI_CLI_HOME when set), and uninstall takes it out.
+func TestHooksGemini(t *testing.T) {
+	t.Parallel()
+	env := hooksEnv(t)
+	file := filepath.Join(env.Home, ".gemini", "settings.json")
+	rep := hooksJSON(t, runHooks(t, env, testLore, "hooks", "install", "gemini", "--json"))
+	if rep.File != file || !rep.Changed || actions(rep) != "AfterTool=added" || rep.Hooks[0].Command != testLore+" "+claudehook.AfterToolArgs {
+		t.Fatalf("install: %+v", rep)
+	}
+	if got := readSettings(t, file); len(got) != 1 || len(got["AfterTool"]) != 1 {
+		t.Errorf("settings: %v", got)
+	}
+	if rep := hooksJSON(t, runHooks(t, env, testLore, "hooks", "install", "gemini-cli", "--json")); rep.Changed {
+		t.Errorf("install again: %+v", rep)
+	}
+	// Claude Code's settings are not touched.
+	if _, err := os.Stat(filepath.Join(env.Home, ".claude")); err == nil {
+		t.Error("install gemini wrote Claude Code's settings")
+	}
+	r := runHooks(t, env, testLore, "hooks", "uninstall", "gemini")
+	if r.code != 0 || !strings.Contains(r.stdout, "AfterTool: removed") || !strings.Contains(r.stdout, "Gemini CLI reads hooks") {
+		t.Errorf("uninstall: exit %d\n%s%s", r.code, r.stdout, r.err)
+	}
+	if got := readSettings(t, file); len(got) != 0 {
+		t.Errorf("left: %v", got)
+	}
+	env.Getenv = func(k string) string {
+		if k == "GEMINI_CLI_HOME" {
+			return "/ci/job"
+		}
+		return ""
+	}
+	if rep := hooksJSON(t, runHooks(t, env, testLore, "hooks", "install", "gemini", "--dry-run", "--json")); rep.File != "/ci/job/.gemini/settings.json" {
+		t.Errorf("with GEMINI_CLI_HOME: %s", rep.File)
 	}
 }

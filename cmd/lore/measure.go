@@ -39,6 +39,8 @@ agents' default locations), the store and the boot records:
   coverage          sessions and repositories harvested, of those found
   hit rate          notes boot handed a session that it cited (lore:ID) or acted on
                     (ran a command the note quotes)
+  recall            notes lore recall handed a session before a shell command or after
+                    a failed tool call, and how many it cited (shown when there are some)
   recurrence        sessions that met an error signature lore already knew when they
                     started; per signature, sessions per week before and after
   first-try success sessions whose tool calls all worked, week by week
@@ -221,6 +223,10 @@ func writeMetrics(w io.Writer, m measure.Metrics) {
 	} else {
 		fmt.Fprintf(w, "hit rate          %s: %d cited, %d acted on, over %s\n",
 			nOf(h.Cited+h.ActedOn, h.Injected, "injected notes used"), h.Cited, h.ActedOn, plural(h.Boots, "boot"))
+	}
+	if rc := m.Recall; rc.BeforeTool+rc.AfterFailure > 0 {
+		fmt.Fprintf(w, "recall            %s: %d before a command, %d after a failure\n",
+			nOf(rc.Cited, rc.BeforeTool+rc.AfterFailure, "notes handed over at the point of action cited"), rc.BeforeTool, rc.AfterFailure)
 	}
 	r := m.Recurrence
 	fmt.Fprintf(w, "recurrence        %s\n", nOf(r.SessionsHitKnown, r.SessionsWithErrors, "sessions with errors met one lore already knew"))

@@ -42,6 +42,11 @@ func run(ctx context.Context, fac *factory, args []string) int {
 		// The hook's own errors fail open inside it; these are its flags'.
 		return failOpenHook(fac.IO, err)
 	}
+	if isRecallHook(args) {
+		// Only tool hooks run it: nothing on standard output, exit 0.
+		fmt.Fprintf(fac.IO.ErrOut, "lore recall: %s (nothing handed over)\n", secrets.String(err.Error()))
+		return exitOK
+	}
 	if !errors.Is(err, errSilent) {
 		fmt.Fprintf(fac.IO.ErrOut, "lore: %s\n", secrets.String(err.Error())) // errors quote paths and input
 	}
@@ -107,6 +112,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newImportCmd(fac, nil),
 		newHarvestCmd(fac, nil),
 		newBootCmd(fac, nil),
+		newRecallCmd(fac, nil),
 		newMeasureCmd(fac, nil),
 		newDashboardCmd(fac, nil),
 		newTourCmd(fac),

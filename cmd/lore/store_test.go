@@ -29,6 +29,10 @@ import (
 // once.
 const mainArgsEnv = "LORE_TEST_MAIN_ARGS"
 
+// mainStdinEnv, set beside mainArgsEnv, leaves standard input to the lore
+// it runs: a hook reads its JSON there.
+const mainStdinEnv = "LORE_TEST_MAIN_STDIN"
+
 func TestMain(m *testing.M) {
 	if v := os.Getenv(mainArgsEnv); v != "" {
 		var runs [][]string
@@ -36,7 +40,9 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", mainArgsEnv, err)
 			os.Exit(3)
 		}
-		io.Copy(io.Discard, os.Stdin)
+		if os.Getenv(mainStdinEnv) == "" {
+			io.Copy(io.Discard, os.Stdin)
+		}
 		for _, args := range runs {
 			if code := run(context.Background(), newFactory(iostreams.System(), transcript.HostEnv()), args); code != 0 {
 				os.Exit(code)

@@ -28,13 +28,44 @@ type Result struct {
 // setting and hook is kept as it was written; the previous file is kept
 // beside it as settings.json.lore-backup. A dry run writes nothing.
 func Install(file string, commands map[string]string, dryRun bool) (Result, error) {
-	return edit(file, dryRun, func(d *settingsDoc) ([]Change, error) { return d.install(commands) })
+	return Claude.Install(file, commands, dryRun)
 }
 
 // Uninstall removes lore's hooks from the settings file, wherever they call
 // lore, and what only they kept from being empty. Other hooks stay.
-func Uninstall(file string, dryRun bool) (Result, error) {
-	return edit(file, dryRun, (*settingsDoc).uninstall)
+func Uninstall(file string, dryRun bool) (Result, error) { return Claude.Uninstall(file, dryRun) }
+
+// Install adds hs to the settings file as the package's Install adds
+// Claude Code's: an agent whose settings have the same shape.
+func (hs Hooks) Install(file string, commands map[string]string, dryRun bool) (Result, error) {
+	return edit(file, dryRun, func(d *settingsDoc) ([]Change, error) { return d.install(hs, commands) })
+}
+
+// Uninstall removes hs from the settings file as the package's Uninstall
+// removes Claude Code's.
+func (hs Hooks) Uninstall(file string, dryRun bool) (Result, error) {
+	return edit(file, dryRun, func(d *settingsDoc) ([]Change, error) { return d.uninstall(hs) })
+}
+
+// GeminiSettingsPath is Gemini CLI's user settings file:
+// .gemini/settings.json in $GEMINI_CLI_HOME when that is set, else in
+// home; with project, in the git repository holding cwd (else in cwd).
+func GeminiSettingsPath(home, cwd string, getenv func(string) string, project bool) (string, error) {
+	if project {
+		if cwd == "" {
+			return "", errors.New("no current folder to find the project in")
+		}
+		return filepath.Join(projectRoot(cwd), ".gemini", "settings.json"), nil
+	}
+	if getenv != nil {
+		if d := strings.TrimSpace(getenv("GEMINI_CLI_HOME")); d != "" {
+			home = d
+		}
+	}
+	if home == "" {
+		return "", errors.New("no home folder to find Gemini CLI's settings in: set GEMINI_CLI_HOME or use --project")
+	}
+	return filepath.Join(home, ".gemini", "settings.json"), nil
 }
 
 // edit changes the settings in file. A file that is not there reads as

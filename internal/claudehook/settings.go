@@ -168,7 +168,7 @@ func (e *eventHooks) remove(refs []hookRef) {
 }
 
 // install adds lore's hooks, or points lore's existing ones at commands.
-func (d *settingsDoc) install(commands map[string]string) ([]Change, error) {
+func (d *settingsDoc) install(lore Hooks, commands map[string]string) ([]Change, error) {
 	hooks, err := d.hooksObject()
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func (d *settingsDoc) install(commands map[string]string) ([]Change, error) {
 		hooks = newJSONObject()
 	}
 	var changes []Change
-	for _, h := range loreHooks {
+	for _, h := range lore {
 		ev, err := d.event(hooks, h.Event)
 		if err != nil {
 			return nil, err
@@ -229,14 +229,14 @@ func (d *settingsDoc) install(commands map[string]string) ([]Change, error) {
 }
 
 // uninstall removes lore's hooks, and what only they kept from being empty.
-func (d *settingsDoc) uninstall() ([]Change, error) {
+func (d *settingsDoc) uninstall(lore Hooks) ([]Change, error) {
 	hooks, err := d.hooksObject()
 	if err != nil {
 		return nil, err
 	}
 	var changes []Change
 	removedAny := false
-	for _, h := range loreHooks {
+	for _, h := range lore {
 		c := Change{Event: h.Event, Action: NotThere}
 		if hooks == nil {
 			changes = append(changes, c)

@@ -51,7 +51,7 @@ func TestInstallIntoNoFile(t *testing.T) {
 	file := settingsFile(t, "", 0)
 	res, err := Install(file, Commands(testLore), false)
 	if err != nil || res.File != file || !res.Changed || res.Backup != "" || res.HooksDisabled ||
-		actions(res) != "SessionStart=added SessionEnd=added" {
+		actions(res) != "SessionStart=added SessionEnd=added PreToolUse=added PostToolUseFailure=added" {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	b, _ := os.ReadFile(file)
@@ -76,6 +76,30 @@ func TestInstallIntoNoFile(t *testing.T) {
             "type": "command",
             "command": "/opt/lore/bin/lore harvest --from-hook",
             "timeout": 10
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/lore/bin/lore recall --before-tool",
+            "timeout": 5
+          }
+        ]
+      }
+    ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/lore/bin/lore recall --after-tool",
+            "timeout": 5
           }
         ]
       }
@@ -116,7 +140,7 @@ func TestInstallKeepsOtherSettings(t *testing.T) {
 	t.Parallel()
 	file := settingsFile(t, otherSettings, 0o640)
 	res, err := Install(file, Commands(testLore), false)
-	if err != nil || !res.Changed || res.Backup != file+".lore-backup" || actions(res) != "SessionStart=added SessionEnd=added" {
+	if err != nil || !res.Changed || res.Backup != file+".lore-backup" || actions(res) != "SessionStart=added SessionEnd=added PreToolUse=added PostToolUseFailure=added" {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	b, _ := os.ReadFile(file)
@@ -132,8 +156,13 @@ func TestInstallKeepsOtherSettings(t *testing.T) {
 			t.Errorf("%s changed: %v → %v", k, v, got[k])
 		}
 	}
-	if !reflect.DeepEqual(hooks["PreToolUse"], origHooks["PreToolUse"]) {
-		t.Errorf("PreToolUse changed: %v", hooks["PreToolUse"])
+	// The user's own PreToolUse hook stays first, as it was; lore's
+	// comes after it.
+	pre := hooks["PreToolUse"].([]any)
+	lore := fmtJSON(pre[len(pre)-1])
+	if len(pre) != 2 || !reflect.DeepEqual(pre[0], origHooks["PreToolUse"].([]any)[0]) ||
+		!strings.Contains(lore, testLore+" "+BeforeToolArgs) || !strings.Contains(lore, `"matcher":"Bash"`) {
+		t.Errorf("PreToolUse: %v", pre)
 	}
 	start := hooks["SessionStart"].([]any)
 	if len(start) != 2 || !reflect.DeepEqual(start[0], origHooks["SessionStart"].([]any)[0]) {
@@ -146,7 +175,7 @@ func TestInstallKeepsOtherSettings(t *testing.T) {
 		}
 	}
 	// Top-level keys keep their order; hooks' events too, new ones last.
-	order := []string{`"model"`, `"env"`, `"permissions"`, `"hooks"`, `"PreToolUse"`, `"SessionStart"`, `"SessionEnd"`, `"statusLine"`, `"zzz"`}
+	order := []string{`"model"`, `"env"`, `"permissions"`, `"hooks"`, `"PreToolUse"`, `"SessionStart"`, `"SessionEnd"`, `"PostToolUseFailure"`, `"statusLine"`, `"zzz"`}
 	last := -1
 	for _, k := range order {
 		i := strings.Index(string(b), k)
@@ -174,7 +203,7 @@ func TestInstallTwiceIsIdempotent(t *testing.T) {
 	os.Remove(file + ".lore-backup")
 
 	res, err := Install(file, Commands(testLore), false)
-	if err != nil || res.Changed || res.Backup != "" || actions(res) != "SessionStart=already there SessionEnd=already there" {
+	if err != nil || res.Changed || res.Backup != "" || actions(res) != "SessionStart=already there SessionEnd=already there PreToolUse=already there PostToolUseFailure=already there" {
 		t.Errorf("second install: %+v, %v", res, err)
 	}
 	second, _ := os.ReadFile(file)
@@ -205,7 +234,9 @@ func TestInstallAfterLoreMoved(t *testing.T) {
 	file := settingsFile(t, old, 0o600)
 	moved := Commands(ShellQuote("/home/me/go bin/lore"))
 	res, err := Install(file, moved, false)
-	if err != nil || !res.Changed || actions(res) != "SessionStart=replaced SessionEnd=replaced" || len(res.Hooks[1].Previous) != 2 {
+	// The tool hooks, which that lore did not have, are added.
+	if err != nil || !res.Changed || actions(res) != "SessionStart=replaced SessionEnd=replaced PreToolUse=added PostToolUseFailure=added" ||
+		len(res.Hooks[1].Previous) != 2 {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	var got struct {
@@ -240,7 +271,8 @@ func TestUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Uninstall(file, false)
-	if err != nil || !res.Changed || res.Backup != file+".lore-backup" || actions(res) != "SessionStart=removed SessionEnd=removed" ||
+	if err != nil || !res.Changed || res.Backup != file+".lore-backup" ||
+		actions(res) != "SessionStart=removed SessionEnd=removed PreToolUse=removed PostToolUseFailure=removed" ||
 		!reflect.DeepEqual(res.Hooks[0].Previous, []string{testLore + " " + BootArgs}) {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -251,7 +283,7 @@ func TestUninstall(t *testing.T) {
 		t.Errorf("after install and uninstall:\n%v\nwant\n%v", got, orig)
 	}
 	res, err = Uninstall(file, false)
-	if err != nil || res.Changed || actions(res) != "SessionStart=not there SessionEnd=not there" {
+	if err != nil || res.Changed || actions(res) != "SessionStart=not there SessionEnd=not there PreToolUse=not there PostToolUseFailure=not there" {
 		t.Errorf("second uninstall: %+v, %v", res, err)
 	}
 
@@ -289,10 +321,10 @@ func TestDryRunWritesNothing(t *testing.T) {
 		edit           func(file string) (Result, error)
 		want           string
 	}{
-		{"install, no file", "", func(f string) (Result, error) { return Install(f, Commands(testLore), true) }, "SessionStart=added SessionEnd=added"},
-		{"install", otherSettings, func(f string) (Result, error) { return Install(f, Commands(testLore), true) }, "SessionStart=added SessionEnd=added"},
+		{"install, no file", "", func(f string) (Result, error) { return Install(f, Commands(testLore), true) }, "SessionStart=added SessionEnd=added PreToolUse=added PostToolUseFailure=added"},
+		{"install", otherSettings, func(f string) (Result, error) { return Install(f, Commands(testLore), true) }, "SessionStart=added SessionEnd=added PreToolUse=added PostToolUseFailure=added"},
 		{"uninstall", `{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "lore harvest --from-hook"}]}]}}`,
-			func(f string) (Result, error) { return Uninstall(f, true) }, "SessionStart=not there SessionEnd=removed"},
+			func(f string) (Result, error) { return Uninstall(f, true) }, "SessionStart=not there SessionEnd=removed PreToolUse=not there PostToolUseFailure=not there"},
 	} {
 		file := settingsFile(t, tt.settings, 0o644)
 		res, err := tt.edit(file)
@@ -422,7 +454,7 @@ func FuzzSettings(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := doc.install(commands); err != nil {
+		if _, err := doc.install(Claude, commands); err != nil {
 			return
 		}
 		out, err := doc.marshal([]byte(s))
@@ -433,16 +465,16 @@ func FuzzSettings(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		changes, err := doc.install(commands)
+		changes, err := doc.install(Claude, commands)
 		if err != nil || changes[0].Action != AlreadyThere || changes[1].Action != AlreadyThere {
 			t.Fatalf("second install on %q: %+v %v", out, changes, err)
 		}
-		if _, err := doc.uninstall(); err != nil {
+		if _, err := doc.uninstall(Claude); err != nil {
 			t.Fatal(err)
 		}
 		out, _ = doc.marshal(out)
 		doc, _ = parseSettings(out)
-		changes, _ = doc.uninstall()
+		changes, _ = doc.uninstall(Claude)
 		if changes[0].Action != NotThere || changes[1].Action != NotThere {
 			t.Fatalf("lore's hooks left in %q", out)
 		}
@@ -467,5 +499,41 @@ func TestInstallKeepsBOMAndFinalNewline(t *testing.T) {
 		if !strings.HasPrefix(string(b), tt.start) || !strings.HasSuffix(string(b), tt.end) || strings.HasSuffix(tt.end, "}") && strings.HasSuffix(string(b), "\n") {
 			t.Errorf("%s: %q", tt.name, b)
 		}
+	}
+}
+
+func fmtJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// An install made before lore had its tool hooks gains them, once; the
+// hooks it had stay as they were, and uninstall takes all four out.
+func TestInstallAddsToolHooksToAnOldInstall(t *testing.T) {
+	t.Parallel()
+	old := `{"hooks": {
+  "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": "/opt/lore/bin/lore boot --format claude-hook", "timeout": 5}]}],
+  "SessionEnd": [{"hooks": [{"type": "command", "command": "/opt/lore/bin/lore harvest --from-hook", "timeout": 10}]}],
+  "PostToolUseFailure": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "notify.sh"}]}]
+}}`
+	file := settingsFile(t, old, 0o600)
+	res, err := Install(file, Commands(testLore), false)
+	if err != nil || !res.Changed || actions(res) != "SessionStart=already there SessionEnd=already there PreToolUse=added PostToolUseFailure=added" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if res, err = Install(file, Commands(testLore), false); err != nil || res.Changed {
+		t.Errorf("install again: %+v, %v", res, err)
+	}
+	got := readJSON(t, file)
+	failure := got["hooks"].(map[string]any)["PostToolUseFailure"].([]any)
+	if len(failure) != 2 || !strings.Contains(fmtJSON(failure[0]), "notify.sh") || !strings.Contains(fmtJSON(failure[1]), AfterToolArgs) {
+		t.Errorf("PostToolUseFailure: %v", failure)
+	}
+	if res, err = Uninstall(file, false); err != nil || actions(res) != "SessionStart=removed SessionEnd=removed PreToolUse=removed PostToolUseFailure=removed" {
+		t.Fatalf("uninstall: %+v, %v", res, err)
+	}
+	hooks := readJSON(t, file)["hooks"].(map[string]any)
+	if len(hooks) != 1 || !strings.Contains(fmtJSON(hooks["PostToolUseFailure"]), "notify.sh") {
+		t.Errorf("after uninstall: %v, want the user's PostToolUseFailure hook alone", hooks)
 	}
 }

@@ -171,6 +171,32 @@ func (s *Store) Best(ctx context.Context, f lore.Filter, limit int) ([]lore.Item
 	return out, nil
 }
 
+// Recall returns the pitfalls and tool quirks q's filter selects whose
+// signature is one of q.Signatures or whose text opens with q.Command,
+// most confident first, then by id.
+func (s *Store) Recall(ctx context.Context, q lore.RecallQuery) ([]lore.Item, error) {
+	n := q.Limit
+	if n <= 0 {
+		n = 10
+	}
+	f := q.Filter
+	f.Category = ""
+	var out []lore.Item
+	for _, st := range s.selected(f) {
+		it := st.item
+		if it.Category != lore.CategoryPitfall && it.Category != lore.CategoryToolQuirk {
+			continue
+		}
+		if it.Signature != "" && slices.Contains(q.Signatures, it.Signature) || lore.OpensWithCommand(it.Text, q.Command) {
+			out = append(out, it)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b lore.Item) int {
+		return cmp.Or(cmp.Compare(b.Confidence, a.Confidence), strings.Compare(a.ID, b.ID))
+	})
+	return out[:min(n, len(out))], nil
+}
+
 // Search returns the items f selects that hold a word of q's terms
 // (internal/terms: lower case, stop words dropped; no stemming), scored by
 // how many of the terms they hold, best first, then by confidence and id.

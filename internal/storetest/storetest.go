@@ -175,6 +175,8 @@ func Run(t *testing.T, open Opener) {
 		{"RepoCase", testRepoCase},
 		{"RepoFilter", testRepoFilter},
 		{"Best", testBest},
+		{"Recall", testRecall},
+		{"RecallScopes", testRecallScopes},
 		{"ReviewRecords", testReviewRecords},
 		{"ReviewEdit", testReviewEdit},
 		{"HarvestKeepsDecisions", testHarvestKeepsDecisions},
@@ -1254,7 +1256,7 @@ func testHarvestRecords(e *env) {
 
 func testBootRecords(e *env) {
 	first := lore.Boot{At: start.Add(time.Hour), Session: "claude-code:s1", Repo: "acme/api", Agent: "claude-code",
-		Task: "fix the push", Items: []string{"aaaaaaaaaaaa", "bbbbbbbbbbbb"}, Tokens: 321}
+		Task: "fix the push", Items: []string{"aaaaaaaaaaaa", "bbbbbbbbbbbb"}, Tokens: 321, Kind: lore.BootBeforeTool}
 	// A held-out session's boot: built, not handed over.
 	second := lore.Boot{At: start.Add(2 * time.Hour), Items: []string{"cccccccccccc"}, Tokens: 40, Withheld: true}
 	for _, b := range []lore.Boot{second, first} { // recorded out of order
@@ -1486,6 +1488,117 @@ func testBest(e *env) {
 	}
 	if got, _ := e.s.Best(e.ctx, lore.Filter{}, 0); len(got) != 0 {
 		e.t.Errorf("Best 0: %d items", len(got))
+	}
+}
+
+// testRecall: the pitfalls and quirks of a program, by the command their
+// text opens with, and those of an error signature; nothing else.
+func testRecall(e *env) {
+	const sig = "go test: --- fail: testparse"
+	e.add(
+		lore.Item{Text: "`go test ./...` fails with `--- FAIL: TestParse`; `go test -count=1 ./...` works.", Category: lore.CategoryPitfall,
+			Signature: sig, Confidence: 0.9},
+		lore.Item{Text: "`go vet` can fail with `go: cannot find main module`.", Category: lore.CategoryToolQuirk,
+			Signature: "go vet: go: cannot find main module", Confidence: 0.7},
+		lore.Item{Text: "`go` builds the project.", Category: lore.CategoryPitfall, Confidence: 0.8},
+		// Not of the program: another program that starts the same, a
+		// command later in the text, another category, not active.
+		lore.Item{Text: "`gofmt -l .` fails with `syntax error`; `gofmt -l ./cmd` works.", Category: lore.CategoryPitfall, Confidence: 0.9},
+		lore.Item{Text: "Running `go test ./...` needs the database up.", Category: lore.CategoryPitfall, Confidence: 0.9},
+		lore.Item{Text: "`go test ./...` in `cli` tests the project.", Category: lore.CategoryFact, Confidence: 0.9},
+		lore.Item{Text: "`go build ./cmd/x` fails with `undefined: y`; `go build ./cmd/z` works.", Category: lore.CategoryPitfall,
+			Confidence: 0.5, Status: lore.StatusCandidate, Evidence: ev("s1", 3)},
+		// Of the signature only.
+		lore.Item{Text: "The parser test fails on a cold cache.", Category: lore.CategoryPitfall, Signature: sig, Repo: "acme/api", Confidence: 0.8},
+		lore.Item{Text: "A fact with the signature is not recalled.", Category: lore.CategoryFact, Signature: sig, Confidence: 0.9},
+	)
+	texts := func(q lore.RecallQuery) []string {
+		e.t.Helper()
+		got, err := e.s.Recall(e.ctx, q)
+		if err != nil {
+			e.t.Fatalf("Recall(%+v): %v", q, err)
+		}
+		var out []string
+		for _, it := range got {
+			out = append(out, it.Text)
+		}
+		return out
+	}
+	byProgram := texts(lore.RecallQuery{Command: "go"})
+	want := []string{
+		"`go test ./...` fails with `--- FAIL: TestParse`; `go test -count=1 ./...` works.",
+		"`go` builds the project.",
+		"`go vet` can fail with `go: cannot find main module`.",
+	}
+	if !reflect.DeepEqual(byProgram, want) {
+		e.t.Errorf("Recall of go: %q, want %q (most confident first)", byProgram, want)
+	}
+	bySig := texts(lore.RecallQuery{Signatures: []string{"", sig, "no such signature"}})
+	want = []string{
+		"`go test ./...` fails with `--- FAIL: TestParse`; `go test -count=1 ./...` works.",
+		"The parser test fails on a cold cache.",
+	}
+	if !reflect.DeepEqual(bySig, want) {
+		e.t.Errorf("Recall of %q: %q, want %q", sig, bySig, want)
+	}
+	// Both at once: each item once.
+	if got := texts(lore.RecallQuery{Command: "go", Signatures: []string{sig}, Limit: 10}); len(got) != 4 {
+		e.t.Errorf("Recall of go and %q: %q, want 4 items, each once", sig, got)
+	}
+	if got := texts(lore.RecallQuery{Command: "go", Limit: 1}); len(got) != 1 {
+		e.t.Errorf("Recall with limit 1: %q", got)
+	}
+	if got := texts(lore.RecallQuery{Command: "go", Filter: lore.Filter{Statuses: []lore.Status{lore.StatusCandidate}}}); len(got) != 1 ||
+		!strings.HasPrefix(got[0], "`go build") {
+		e.t.Errorf("Recall of candidates: %q, want the candidate", got)
+	}
+	if got := texts(lore.RecallQuery{Command: "go test"}); len(got) != 1 || !strings.HasPrefix(got[0], "`go test ./...` fails") {
+		e.t.Errorf("Recall of go test: %q, want the pitfall of go test alone", got)
+	}
+	for _, q := range []lore.RecallQuery{{}, {Command: "g"}, {Command: "java"}, {Signatures: []string{""}}, {Command: "go tes"}, {Command: "`go"},
+		{Command: "go test ./... -run"}} {
+		if got := texts(q); len(got) != 0 {
+			e.t.Errorf("Recall(%+v): %q, want nothing", q, got)
+		}
+	}
+}
+
+// testRecallScopes: Recall selects by scope as every filter does.
+func testRecallScopes(e *env) {
+	const sig = "gh api: not found (http 404)"
+	e.add(
+		lore.Item{Text: "`gh api …` fails with `Not Found (HTTP 404)`; `gh api repos/acme/api` works.", Category: lore.CategoryPitfall,
+			Repo: "acme/api", Signature: sig, Confidence: 0.9},
+		lore.Item{Text: "`gh api` can fail with `Not Found (HTTP 404)`.", Category: lore.CategoryToolQuirk,
+			Agent: "codex", Signature: sig, Confidence: 0.8},
+		lore.Item{Text: "`gh pr create` fails with `no commits`; `gh pr create --fill` works.", Category: lore.CategoryPitfall,
+			Repo: "acme/web", Confidence: 0.9},
+	)
+	count := func(q lore.RecallQuery) int {
+		e.t.Helper()
+		got, err := e.s.Recall(e.ctx, q)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		return len(got)
+	}
+	for _, tt := range []struct {
+		f    lore.Filter
+		want int
+	}{
+		{lore.Filter{Repo: "Acme/API"}, 1},
+		{lore.Filter{Repo: "acme/web"}, 1},
+		{lore.Filter{NoRepo: true, Agent: "codex"}, 1},
+		{lore.Filter{NoRepo: true, Agent: "claude-code"}, 0},
+		{lore.Filter{NoRepo: true, NoAgent: true}, 0},
+		{lore.Filter{}, 3},
+	} {
+		if n := count(lore.RecallQuery{Command: "gh", Filter: tt.f}); n != tt.want {
+			e.t.Errorf("Recall of gh in %+v: %d items, want %d", tt.f, n, tt.want)
+		}
+	}
+	if n := count(lore.RecallQuery{Signatures: []string{sig}, Filter: lore.Filter{Repo: "acme/web"}}); n != 0 {
+		e.t.Errorf("Recall of %q in acme/web: %d items, want none", sig, n)
 	}
 }
 
