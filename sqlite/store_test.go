@@ -257,10 +257,22 @@ func evidenceAsTable(t *testing.T, s *Store) {
 	}
 }
 
+// withoutEpisodes takes the store back to before migration 0009: no
+// episodes.
+func withoutEpisodes(t *testing.T, s *Store) {
+	t.Helper()
+	for _, q := range []string{`DROP TABLE episodes_fts`, `DROP TABLE episodes`, `PRAGMA user_version = 8`} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 // bootsWithoutHoldout takes the boot records back to before migration
 // 0008: no boot is withheld.
 func bootsWithoutHoldout(t *testing.T, s *Store) {
 	t.Helper()
+	withoutEpisodes(t, s)
 	for _, q := range []string{`ALTER TABLE boots DROP COLUMN withheld`, `PRAGMA user_version = 7`} {
 		if _, err := s.db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)

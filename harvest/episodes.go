@@ -1,0 +1,89 @@
+package harvest
+
+import (
+	"encoding/json"
+	"regexp"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/errsig"
+)
+
+// maxEpisodes caps the failures one session keeps as episodes: a session
+// that met hundreds of distinct errors is no better a memory for them.
+const maxEpisodes = 50
+
+// episodes are the session's failures, each error signature once (its
+// first occurrence), with what came next: the first later call of the
+// same program and subcommand (the same tool, for a tool that is not a
+// shell) that worked within lore.EpisodeWindow calls, or none when the
+// session gave up. A cascade (a call cancelled because a parallel one
+// failed) is no failure of its own. The store prepares them
+// (lore.PrepareEpisode): redacted, and an error line that reads as an
+// order withheld.
+func (r *ruleRun) episodes() []lore.Episode {
+	eps := []lore.Episode{}
+	seen := map[string]bool{}
+	for i, f := range r.calls {
+		if !f.failed || f.err.Signature == "" || seen[f.err.Signature] || errsig.Cascade(f.err.Line) {
+			continue
+		}
+		seen[f.err.Signature] = true
+		e := lore.Episode{Session: r.s.ID, Agent: r.s.Agent, Repo: r.s.Repo, At: r.s.FirstActive(), Position: f.pos,
+			Tool: f.name, Input: f.shown(), Error: f.err.Line, Signature: f.err.Signature}
+		if m, ok := messageAt(r.s, f.pos); ok && !m.Time.IsZero() {
+			e.At = m.Time
+		}
+		end := min(len(r.calls), i+1+lore.EpisodeWindow)
+		e.Steps = end - i - 1
+		for j := i + 1; j < end; j++ {
+			if c := r.calls[j]; c.ok() && sameAction(f, c) {
+				e.Fix, e.Steps = c.shown(), j-i
+				break
+			}
+		}
+		if eps = append(eps, e); len(eps) == maxEpisodes {
+			break
+		}
+	}
+	return eps
+}
+
+// shown is what an episode shows of a call: its shell command (redacted
+// as it came); else the tool's name and what it was called on (a file, a
+// pattern, an address: the first of shownKeys its input has, or the file
+// a patch updates); else its name and input.
+func (c *call) shown() string {
+	if c.cmd != "" {
+		return c.cmd
+	}
+	var in map[string]any
+	if json.Unmarshal([]byte(c.input), &in) == nil {
+		for _, k := range shownKeys {
+			if v, ok := in[k].(string); ok && v != "" {
+				if m := patchFile.FindStringSubmatch(v); m != nil {
+					v = m[1]
+				}
+				return c.name + " " + v
+			}
+		}
+	}
+	return c.name + " " + c.input
+}
+
+// shownKeys are the arguments that say what a tool was called on, the
+// likeliest first.
+var shownKeys = []string{"file_path", "filePath", "path", "notebook_path", "absolute_path", "pattern", "url", "query",
+	"patchText", "patch", "input", "prompt"}
+
+// patchFile finds the file a patch (apply_patch's) updates.
+var patchFile = regexp.MustCompile(`\*\*\* (?:Update|Add|Delete) File: (\S+)`)
+
+// sameAction reports whether call c is another try at what call f did:
+// a shell command of the same program and subcommand, or a call of the
+// same tool that is not a shell.
+func sameAction(f, c *call) bool {
+	if f.cmd != "" {
+		return c.cmd != "" && c.key == f.key && (f.key != "" || c.name == f.name)
+	}
+	return c.cmd == "" && c.name == f.name
+}
