@@ -79,11 +79,15 @@ var shownKeys = []string{"file_path", "filePath", "path", "notebook_path", "abso
 var patchFile = regexp.MustCompile(`\*\*\* (?:Update|Add|Delete) File: (\S+)`)
 
 // sameAction reports whether call c is another try at what call f did:
-// a shell command of the same program and subcommand, or a call of the
-// same tool that is not a shell.
+// a shell command of the same program and subcommand (npm run build after
+// npm run build:web failed for a missing script), or a call of the same
+// tool that is not a shell.
 func sameAction(f, c *call) bool {
-	if f.cmd != "" {
-		return c.cmd != "" && c.key == f.key && (f.key != "" || c.name == f.name)
+	switch {
+	case f.cmd == "":
+		return c.cmd == "" && c.name == f.name
+	case f.key == "":
+		return c.cmd != "" && c.key == "" && c.name == f.name
 	}
-	return c.cmd == "" && c.name == f.name
+	return c.cmd != "" && program(c.key) == program(f.key) && subcommand(c.mainWords()) == subcommand(f.mainWords())
 }

@@ -1,0 +1,101 @@
+package harvest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lorehq/lore"
+)
+
+// episodeSession fails twice and gets past one failure: npm's missing
+// script is fixed by another script three calls later; the docker
+// failure is never got past; a call cancelled by a parallel failure is
+// no failure of its own.
+func episodeSession() []turn {
+	return []turn{
+		{user: "build the web app"},
+		bash("npm run build:web", "npm error Missing script: \"build:web\"\nnpm error To see a list of scripts, run:\nnpm error   npm run", true),
+		bash("ls web", "src package.json", false),
+		bash("cat package.json", `{"scripts":{"build":"vite build"}}`, false),
+		bash("npm run build", "built in 2.1s", false),
+		bash("docker compose up -d", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", true),
+		toolCall("Read", map[string]any{"file_path": "/w/app/README.md"}, "<tool_use_error>Sibling tool call errored</tool_use_error>", true),
+		bash("docker compose up -d", "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?", true),
+		{say: "Docker is not running here; I will stop."},
+	}
+}
+
+func TestEpisodes(t *testing.T) {
+	s := readFixture(t, t.TempDir(), "ep-1", "/w/app", episodeSession())
+	found, err := Rules{}.Extract(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Episodes) != 2 {
+		t.Fatalf("got %d episodes, want 2 (npm, docker; the repeat and the cascade are none): %+v", len(found.Episodes), found.Episodes)
+	}
+	npm, docker := found.Episodes[0], found.Episodes[1]
+	if npm.Session != s.ID || npm.Tool != "Bash" || npm.Input != "npm run build:web" || !strings.Contains(npm.Error, `Missing script: "build:web"`) ||
+		npm.Signature == "" || npm.Fix != "npm run build" || npm.Steps != 3 || npm.At.IsZero() {
+		t.Errorf("npm episode = %+v; want the failure with its fix three calls later", npm)
+	}
+	if m, ok := messageAt(s, npm.Position); !ok || len(m.ToolCalls) != 1 || !strings.Contains(m.ToolCalls[0].Input, "build:web") {
+		t.Errorf("npm episode's position %d is not the failed call's message", npm.Position)
+	}
+	if docker.Input != "docker compose up -d" || docker.Fix != "" || docker.Steps != 2 {
+		t.Errorf("docker episode = %+v; want it given up, two calls after it", docker)
+	}
+	for _, e := range found.Episodes {
+		if strings.Contains(e.Error, "Sibling") {
+			t.Errorf("a cascade is an episode: %+v", e)
+		}
+	}
+}
+
+// TestEpisodesStored harvests a session into a store: its episodes are
+// stored redacted, harvesting it again replaces them, forgetting it
+// removes them.
+func TestEpisodesStored(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := openStore(t, filepath.Join(t.TempDir(), "lore.db"))
+	defer st.Close()
+	token := "ghp_" + strings.Repeat("aB3d", 9)
+	turns := append(episodeSession()[:5],
+		bash("curl -H 'Authorization: token "+token+"' https://api.github.com/user", "curl: (22) The requested URL returned error: 401 for token "+token, true))
+	writeClaude(t, dir, "ep-2", "/w/app", turns)
+	harvestDir(t, st, dir)
+	eps, err := st.Episodes(ctx, lore.EpisodeQuery{Text: "curl: (22) The requested URL returned error: 401", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(eps) != 1 {
+		t.Fatalf("got %d episodes for the curl error, want 1: %+v", len(eps), eps)
+	}
+	if strings.Contains(eps[0].Input+eps[0].Error, token) || !strings.Contains(eps[0].Input, "[REDACTED") {
+		t.Errorf("the token is stored: %+v", eps[0])
+	}
+
+	// Harvested again with another ending: the curl episode goes.
+	writeClaude(t, dir, "ep-2", "/w/app", append(episodeSession()[:5], bash("make", "make: *** No targets specified and no makefile found.  Stop.", true)))
+	harvestDir(t, st, dir)
+	if eps, err = st.Episodes(ctx, lore.EpisodeQuery{Text: "curl requested URL returned error 401", Limit: 10}); err != nil || len(eps) != 0 {
+		t.Errorf("after harvesting again, the old episode is still there: %+v, %v", eps, err)
+	}
+	if eps, err = st.Episodes(ctx, lore.EpisodeQuery{Text: "make: *** No targets specified and no makefile found.", Limit: 10}); err != nil || len(eps) != 1 {
+		t.Errorf("after harvesting again, the new episode is not there: %+v, %v", eps, err)
+	}
+
+	if _, err := st.ForgetSession(ctx, "claude-code:ep-2"); err != nil {
+		t.Fatal(err)
+	}
+	if eps, err = st.Episodes(ctx, lore.EpisodeQuery{Text: "npm error Missing script build web makefile", Limit: 10}); err != nil || len(eps) != 0 {
+		t.Errorf("a forgotten session's episodes are still there: %+v, %v", eps, err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatal(err)
+	}
+}
