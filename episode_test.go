@@ -95,7 +95,7 @@ func TestMatchesText(t *testing.T) {
 	words := []string{"cannot", "connect", "docker", "daemon"}
 	for line, want := range map[string]bool{
 		"Cannot connect to the Docker daemon at unix:///var/run/docker.sock": true,
-		"docker: command not found":                       false, // one word of four
+		"docker: command not found":                        false, // one word of four
 		"error: cannot connect to the daemon of something": true,
 	} {
 		if got := MatchesText(words, line); got != want {
