@@ -178,6 +178,8 @@ func Note(ms []Match, width int) string {
 		switch {
 		case m.Fix != "":
 			fmt.Fprintf(&b, "; %s worked %s later.\n", code(m.Fix, width), steps(m.Steps))
+		case m.Steps == 0:
+			b.WriteString("; it was the session's last call.\n")
 		default:
 			fmt.Fprintf(&b, "; no later try of it worked (%s after it): the session gave up on it.\n", steps(m.Steps))
 		}

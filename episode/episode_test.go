@@ -112,3 +112,11 @@ func TestRecallWithholds(t *testing.T) {
 		t.Errorf("a backtick ends its code span early:\n%s", a.Note)
 	}
 }
+
+func TestNoteLastCall(t *testing.T) {
+	got := Note([]Match{{Session: "s", Tool: "Bash", Input: "git push", Error: "fatal: Could not read from remote repository."}}, 120)
+	want := "- Met before in s: `git push` failed with `fatal: Could not read from remote repository.`; it was the session's last call.\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("note:\n%s\nwant it to end\n%s", got, want)
+	}
+}

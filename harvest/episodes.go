@@ -2,10 +2,13 @@ package harvest
 
 import (
 	"encoding/json"
+	"path"
 	"regexp"
+	"slices"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/errsig"
+	"github.com/lorehq/lore/internal/shellcmd"
 )
 
 // maxEpisodes caps the failures one session keeps as episodes: a session
@@ -79,15 +82,47 @@ var shownKeys = []string{"file_path", "filePath", "path", "notebook_path", "abso
 var patchFile = regexp.MustCompile(`\*\*\* (?:Update|Add|Delete) File: (\S+)`)
 
 // sameAction reports whether call c is another try at what call f did:
-// a shell command of the same program and subcommand (npm run build after
-// npm run build:web failed for a missing script), or a call of the same
-// tool that is not a shell.
+// a shell command that runs a program and subcommand f ran (npm run build
+// after npm run build:web failed for a missing script; git push after a
+// chain of git pull and git push), or a call of the same tool that is not
+// a shell. Looking around (ls, cat, git status) is no try at what a
+// command that did more did.
 func sameAction(f, c *call) bool {
-	switch {
-	case f.cmd == "":
-		return c.cmd == "" && c.name == f.name
-	case f.key == "":
-		return c.cmd != "" && c.key == "" && c.name == f.name
+	if f.cmd == "" || c.cmd == "" {
+		return f.cmd == "" && c.cmd == "" && c.name == f.name
 	}
-	return c.cmd != "" && program(c.key) == program(f.key) && subcommand(c.mainWords()) == subcommand(f.mainWords())
+	for _, a := range c.attempts() {
+		if slices.Contains(f.attempts(), a) {
+			return true
+		}
+	}
+	return false
+}
+
+// attempts are the program and subcommand of each command of the call
+// that matters (not a pipe's reader, not an incidental cd or echo), those
+// that only look around left out unless there is nothing else; worked
+// out once.
+func (c *call) attempts() []string {
+	if c.tries != nil {
+		return c.tries
+	}
+	var look, act []string
+	for _, sc := range shellcmd.Split(c.cmd) {
+		words := shellcmd.Unwrap(sc.Words)
+		if sc.Piped || len(words) == 0 || shellcmd.Incidental(path.Base(words[0])) {
+			continue
+		}
+		a := path.Base(words[0]) + " " + subcommand(words)
+		if exploring(wordsKey(words)) {
+			look = append(look, a)
+		} else {
+			act = append(act, a)
+		}
+	}
+	c.tries = act
+	if len(act) == 0 {
+		c.tries = append(look, "") // not nil: worked out
+	}
+	return c.tries
 }

@@ -99,3 +99,29 @@ func TestEpisodesStored(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEpisodeChain: a chain's failure is got past by a later call of one
+// of its commands that does something, not by looking around.
+func TestEpisodeChain(t *testing.T) {
+	s := readFixture(t, t.TempDir(), "ep-3", "/w/app", []turn{
+		{user: "push it"},
+		bash("git pull --rebase && git push && git status", "fatal: Could not read from remote repository.", true),
+		bash("git status --short", " M a.go", false),
+		bash("ls -la", "a.go", false),
+		bash("git push origin HEAD", "To github.com:acme/app.git\n   1a2b3c..4d5e6f  HEAD -> main", false),
+		toolCall("Read", map[string]any{"file_path": "/w/app/missing.go"}, "File does not exist.", true),
+	})
+	found, err := Rules{}.Extract(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Episodes) != 2 {
+		t.Fatalf("episodes: %+v", found.Episodes)
+	}
+	if e := found.Episodes[0]; e.Fix != "git push origin HEAD" || e.Steps != 3 {
+		t.Errorf("chain episode %+v; want git push three calls later, not git status", e)
+	}
+	if e := found.Episodes[1]; e.Input != "Read /w/app/missing.go" || e.Fix != "" || e.Steps != 0 {
+		t.Errorf("last call's episode %+v; want the tool and its file, no fix, no steps after it", e)
+	}
+}

@@ -91,6 +91,7 @@ type call struct {
 	writing, destroying, single, versioning uint8
 	norm                                    string
 	words                                   []string
+	tries                                   []string // attempts(), once worked out
 }
 
 func (c *call) ok() bool { return c.done && !c.erred }

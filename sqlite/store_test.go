@@ -257,8 +257,8 @@ func evidenceAsTable(t *testing.T, s *Store) {
 	}
 }
 
-// withoutEpisodes takes the store back to before migration 0009: no
-// episodes.
+// withoutEpisodes takes the store back to before the episodes'
+// migration: no episodes.
 func withoutEpisodes(t *testing.T, s *Store) {
 	t.Helper()
 	for _, q := range []string{`DROP TABLE episodes_fts`, `DROP TABLE episodes`, `PRAGMA user_version = 8`} {
