@@ -122,7 +122,10 @@ func (c *call) attempts() []string {
 	}
 	c.tries = act
 	if len(act) == 0 {
-		c.tries = append(look, "") // not nil: worked out
+		c.tries = look
+	}
+	if c.tries == nil {
+		c.tries = []string{} // worked out: nothing
 	}
 	return c.tries
 }

@@ -109,19 +109,25 @@ func TestEpisodeChain(t *testing.T) {
 		bash("git status --short", " M a.go", false),
 		bash("ls -la", "a.go", false),
 		bash("git push origin HEAD", "To github.com:acme/app.git\n   1a2b3c..4d5e6f  HEAD -> main", false),
+		bash("ls -la web/components/", "ls: web/components/: No such file or directory", true),
+		bash("cat web/app/page.tsx", "export default function Page() {}", false),
+		bash("ls -la web/app/components", "button.tsx", false),
 		toolCall("Read", map[string]any{"file_path": "/w/app/missing.go"}, "File does not exist.", true),
 	})
 	found, err := Rules{}.Extract(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(found.Episodes) != 2 {
+	if len(found.Episodes) != 3 {
 		t.Fatalf("episodes: %+v", found.Episodes)
 	}
 	if e := found.Episodes[0]; e.Fix != "git push origin HEAD" || e.Steps != 3 {
 		t.Errorf("chain episode %+v; want git push three calls later, not git status", e)
 	}
-	if e := found.Episodes[1]; e.Input != "Read /w/app/missing.go" || e.Fix != "" || e.Steps != 0 {
+	if e := found.Episodes[1]; e.Fix != "ls -la web/app/components" || e.Steps != 2 {
+		t.Errorf("ls episode %+v; want the ls that worked, not the cat before it", e)
+	}
+	if e := found.Episodes[2]; e.Input != "Read /w/app/missing.go" || e.Fix != "" || e.Steps != 0 {
 		t.Errorf("last call's episode %+v; want the tool and its file, no fix, no steps after it", e)
 	}
 }
