@@ -2,9 +2,12 @@ package harvest
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/errsig"
@@ -54,23 +57,36 @@ func (r *ruleRun) episodes() []lore.Episode {
 // shown is what an episode shows of a call: its shell command (redacted
 // as it came); else the tool's name and what it was called on (a file, a
 // pattern, an address: the first of shownKeys its input has, or the file
-// a patch updates); else its name and input.
+// a patch updates) with its short parameters (Read f.go limit=100: what
+// made a retry work); else its name and input.
 func (c *call) shown() string {
 	if c.cmd != "" {
 		return c.cmd
 	}
 	var in map[string]any
-	if json.Unmarshal([]byte(c.input), &in) == nil {
-		for _, k := range shownKeys {
-			if v, ok := in[k].(string); ok && v != "" {
-				if m := patchFile.FindStringSubmatch(v); m != nil {
-					v = m[1]
-				}
-				return c.name + " " + v
+	if json.Unmarshal([]byte(c.input), &in) != nil {
+		return c.name + " " + c.input
+	}
+	i := slices.IndexFunc(shownKeys, func(k string) bool { v, ok := in[k].(string); return ok && v != "" })
+	if i < 0 {
+		return c.name + " " + c.input
+	}
+	v := in[shownKeys[i]].(string)
+	if m := patchFile.FindStringSubmatch(v); m != nil {
+		v = m[1]
+	}
+	out := c.name + " " + v
+	for _, k := range slices.Sorted(maps.Keys(in)) {
+		switch x := in[k].(type) {
+		case float64, bool:
+			out += fmt.Sprintf(" %s=%v", k, x)
+		case string:
+			if k != shownKeys[i] && x != "" && len(x) <= 40 && !strings.ContainsAny(x, "\n") {
+				out += fmt.Sprintf(" %s=%s", k, x)
 			}
 		}
 	}
-	return c.name + " " + c.input
+	return out
 }
 
 // shownKeys are the arguments that say what a tool was called on, the

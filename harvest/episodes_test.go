@@ -112,13 +112,15 @@ func TestEpisodeChain(t *testing.T) {
 		bash("ls -la web/components/", "ls: web/components/: No such file or directory", true),
 		bash("cat web/app/page.tsx", "export default function Page() {}", false),
 		bash("ls -la web/app/components", "button.tsx", false),
+		toolCall("Read", map[string]any{"file_path": "/w/app/big.go"}, "File content (61252 tokens) exceeds maximum allowed tokens (25000).", true),
+		toolCall("Read", map[string]any{"file_path": "/w/app/big.go", "limit": 200, "offset": 1}, "package app", false),
 		toolCall("Read", map[string]any{"file_path": "/w/app/missing.go"}, "File does not exist.", true),
 	})
 	found, err := Rules{}.Extract(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(found.Episodes) != 3 {
+	if len(found.Episodes) != 4 {
 		t.Fatalf("episodes: %+v", found.Episodes)
 	}
 	if e := found.Episodes[0]; e.Fix != "git push origin HEAD" || e.Steps != 3 {
@@ -127,7 +129,10 @@ func TestEpisodeChain(t *testing.T) {
 	if e := found.Episodes[1]; e.Fix != "ls -la web/app/components" || e.Steps != 2 {
 		t.Errorf("ls episode %+v; want the ls that worked, not the cat before it", e)
 	}
-	if e := found.Episodes[2]; e.Input != "Read /w/app/missing.go" || e.Fix != "" || e.Steps != 0 {
+	if e := found.Episodes[2]; e.Input != "Read /w/app/big.go" || e.Fix != "Read /w/app/big.go limit=200 offset=1" {
+		t.Errorf("read episode %+v; want the read that worked with its limit", e)
+	}
+	if e := found.Episodes[3]; e.Input != "Read /w/app/missing.go" || e.Fix != "" || e.Steps != 0 {
 		t.Errorf("last call's episode %+v; want the tool and its file, no fix, no steps after it", e)
 	}
 }
