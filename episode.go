@@ -36,6 +36,11 @@ type Episode struct {
 	// the same tool) that worked, within EpisodeWindow calls, as its
 	// command or input; "" when the session gave up: no such call.
 	Fix string
+	// Changes is what the session changed between the failure and the
+	// fix: the files it edited, the commands that change things it ran
+	// ("edited config.go, main.go; ran `npm install`"); "" when nothing
+	// or when it gave up.
+	Changes string
 	// Steps counts the tool calls from the failure to the fix, or those
 	// the session made after the failure (up to EpisodeWindow) when it
 	// gave up.
@@ -89,11 +94,12 @@ func PrepareEpisode(e Episode) (Episode, bool) {
 	}
 	e.Input = episodeText(e.Input, MaxEpisodeInput)
 	e.Fix = episodeText(e.Fix, MaxEpisodeInput)
+	e.Changes = episodeText(e.Changes, MaxEpisodeInput)
 	e.Error = NeutralError(episodeText(e.Error, MaxEpisodeError))
 	if Instruction(e.Signature) {
 		return e, false // the line was an injection, and its signature says it too
 	}
-	for _, s := range []string{e.Input, e.Fix} {
+	for _, s := range []string{e.Input, e.Fix, e.Changes} {
 		if instruction, _, _ := Screen(s); instruction {
 			return e, false
 		}

@@ -59,8 +59,10 @@ type Match struct {
 	Error     string     `json:"error"`
 	Signature string     `json:"signature"`
 	// Fix is the call that worked; "" when the session gave up.
-	Fix   string `json:"fix"`
-	Steps int    `json:"steps"`
+	Fix string `json:"fix"`
+	// Changes is what the session changed before the fix worked.
+	Changes string `json:"changes"`
+	Steps   int    `json:"steps"`
 	// Same says the episode has the failure's signature; otherwise its
 	// error line only shares words with the failure's.
 	Same bool `json:"same_signature"`
@@ -101,7 +103,7 @@ func Recall(ctx context.Context, st store, f Failure, opts Options) (Answer, err
 	for _, e := range eps {
 		e.Error = lore.NeutralError(e.Error)
 		m := Match{Session: e.Session, Agent: e.Agent, Repo: e.Repo, Tool: e.Tool, Input: e.Input, Error: e.Error,
-			Signature: e.Signature, Fix: e.Fix, Steps: e.Steps, Same: e.Signature == f.Signature}
+			Signature: e.Signature, Fix: e.Fix, Changes: e.Changes, Steps: e.Steps, Same: e.Signature == f.Signature}
 		if !e.At.IsZero() {
 			at := e.At
 			m.At = &at
@@ -176,6 +178,8 @@ func Note(ms []Match, width int) string {
 		}
 		fmt.Fprintf(&b, "- Met before in %s%s: %s failed with %s", m.Session, when, what, code(m.Error, width))
 		switch {
+		case m.Fix != "" && m.Changes != "":
+			fmt.Fprintf(&b, "; %s worked %s later, after it %s.\n", code(m.Fix, width), steps(m.Steps), cut(m.Changes, width))
 		case m.Fix != "":
 			fmt.Fprintf(&b, "; %s worked %s later.\n", code(m.Fix, width), steps(m.Steps))
 		case m.Steps == 0:
@@ -194,12 +198,16 @@ func steps(n int) string {
 	return fmt.Sprintf("%d steps", n)
 }
 
-// code is s cut to width bytes in a code span; a backtick in it would end
-// the span, and becomes a quote.
-func code(s string, width int) string {
-	s = strings.ReplaceAll(s, "`", "'")
+// cut is s cut to width bytes.
+func cut(s string, width int) string {
 	if len(s) > width {
 		s = strings.TrimRight(s[:redact.Cut(s, width)], " ") + "…"
 	}
-	return "`" + s + "`"
+	return s
+}
+
+// code is s cut to width bytes in a code span; a backtick in it would end
+// the span, and becomes a quote.
+func code(s string, width int) string {
+	return "`" + cut(strings.ReplaceAll(s, "`", "'"), width) + "`"
 }

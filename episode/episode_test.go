@@ -120,3 +120,13 @@ func TestNoteLastCall(t *testing.T) {
 		t.Errorf("note:\n%s\nwant it to end\n%s", got, want)
 	}
 }
+
+func TestNoteChanges(t *testing.T) {
+	got := Note([]Match{{Session: "s", Input: "go build ./...", Error: "undefined: foo", Fix: "go build ./...", Steps: 3,
+		Changes: "edited `main.go` and ran `go mod tidy`"}}, 120)
+	want := "- Met before in s: `go build ./...` failed with `undefined: foo`; `go build ./...` worked 3 steps later, " +
+		"after it edited `main.go` and ran `go mod tidy`.\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("note:\n%s\nwant it to end\n%s", got, want)
+	}
+}

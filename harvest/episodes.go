@@ -43,7 +43,7 @@ func (r *ruleRun) episodes() []lore.Episode {
 		e.Steps = end - i - 1
 		for j := i + 1; j < end; j++ {
 			if c := r.calls[j]; c.ok() && sameAction(f, c) {
-				e.Fix, e.Steps = c.shown(), j-i
+				e.Fix, e.Changes, e.Steps = c.shown(), r.changedBetween(i, j), j-i
 				break
 			}
 		}
@@ -52,6 +52,64 @@ func (r *ruleRun) episodes() []lore.Episode {
 		}
 	}
 	return eps
+}
+
+// changedBetween says what the session changed between calls i and j:
+// the files it edited (by name) and the commands that change things it
+// ran and that worked (an install, a migration), up to three of each:
+// "edited `a.go`, `b.go` and ran `npm install`".
+func (r *ruleRun) changedBetween(i, j int) string {
+	var files, cmds []string
+	for k := i + 1; k < j; k++ {
+		c := r.calls[k]
+		switch {
+		case c.cmd == "" && editTool(c.name) && c.ok():
+			if f := editedFile(c.input); f != "" && !slices.Contains(files, f) && len(files) < 3 {
+				files = append(files, f)
+			}
+		case c.cmd != "" && c.ok() && changes(c.cmd):
+			if n := clip(c.normCommand(), 60); !slices.Contains(cmds, n) && len(cmds) < 3 {
+				cmds = append(cmds, n)
+			}
+		}
+	}
+	var parts []string
+	if len(files) > 0 {
+		parts = append(parts, "edited "+codeList(files))
+	}
+	if len(cmds) > 0 {
+		parts = append(parts, "ran "+codeList(cmds))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// editedFile is the name (not the folder) of the file an edit tool's
+// input names, or of the first a patch updates; "".
+func editedFile(input string) string {
+	var in map[string]any
+	if json.Unmarshal([]byte(input), &in) != nil {
+		if m := patchFile.FindStringSubmatch(input); m != nil {
+			return path.Base(m[1])
+		}
+		return ""
+	}
+	for _, k := range shownKeys {
+		if v, ok := in[k].(string); ok && v != "" {
+			if m := patchFile.FindStringSubmatch(v); m != nil {
+				v = m[1]
+			}
+			return path.Base(strings.ReplaceAll(v, "\\", "/"))
+		}
+	}
+	return ""
+}
+
+// codeList is xs in code spans, joined with commas.
+func codeList(xs []string) string {
+	for i, x := range xs {
+		xs[i] = "`" + strings.ReplaceAll(x, "`", "'") + "`"
+	}
+	return strings.Join(xs, ", ")
 }
 
 // shown is what an episode shows of a call: its shell command (redacted
@@ -65,6 +123,9 @@ func (c *call) shown() string {
 	}
 	var in map[string]any
 	if json.Unmarshal([]byte(c.input), &in) != nil {
+		if m := patchFile.FindStringSubmatch(c.input); m != nil {
+			return c.name + " " + m[1] // Codex's apply_patch: the patch as it is
+		}
 		return c.name + " " + c.input
 	}
 	i := slices.IndexFunc(shownKeys, func(k string) bool { v, ok := in[k].(string); return ok && v != "" })

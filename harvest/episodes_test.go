@@ -114,13 +114,17 @@ func TestEpisodeChain(t *testing.T) {
 		bash("ls -la web/app/components", "button.tsx", false),
 		toolCall("Read", map[string]any{"file_path": "/w/app/big.go"}, "File content (61252 tokens) exceeds maximum allowed tokens (25000).", true),
 		toolCall("Read", map[string]any{"file_path": "/w/app/big.go", "limit": 200, "offset": 1}, "package app", false),
+		bash("go build ./...", "./main.go:3:2: undefined: foo", true),
+		toolCall("Edit", map[string]any{"file_path": "/w/app/main.go", "old_string": "foo", "new_string": "bar"}, "The file has been updated.", false),
+		bash("go mod tidy", "", false),
+		bash("go build ./...", "", false),
 		toolCall("Read", map[string]any{"file_path": "/w/app/missing.go"}, "File does not exist.", true),
 	})
 	found, err := Rules{}.Extract(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(found.Episodes) != 4 {
+	if len(found.Episodes) != 5 {
 		t.Fatalf("episodes: %+v", found.Episodes)
 	}
 	if e := found.Episodes[0]; e.Fix != "git push origin HEAD" || e.Steps != 3 {
@@ -132,7 +136,10 @@ func TestEpisodeChain(t *testing.T) {
 	if e := found.Episodes[2]; e.Input != "Read /w/app/big.go" || e.Fix != "Read /w/app/big.go limit=200 offset=1" {
 		t.Errorf("read episode %+v; want the read that worked with its limit", e)
 	}
-	if e := found.Episodes[3]; e.Input != "Read /w/app/missing.go" || e.Fix != "" || e.Steps != 0 {
+	if e := found.Episodes[3]; e.Fix != "go build ./..." || e.Changes != "edited `main.go` and ran `go mod tidy`" || e.Steps != 3 {
+		t.Errorf("build episode %+v; want the build that worked after the edit and the tidy", e)
+	}
+	if e := found.Episodes[4]; e.Input != "Read /w/app/missing.go" || e.Fix != "" || e.Steps != 0 {
 		t.Errorf("last call's episode %+v; want the tool and its file, no fix, no steps after it", e)
 	}
 }

@@ -25,8 +25,8 @@ func (s *Store) RecordEpisodes(ctx context.Context, session string, eps []lore.E
 		if len(eps) == 0 {
 			return nil
 		}
-		st, err := tx.PrepareContext(ctx, `INSERT INTO episodes (session, agent, repo, at, position, tool, input, error, signature, fix, steps)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		st, err := tx.PrepareContext(ctx, `INSERT INTO episodes (session, agent, repo, at, position, tool, input, error, signature, fix, changes, steps)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -42,7 +42,7 @@ func (s *Store) RecordEpisodes(ctx context.Context, session string, eps []lore.E
 				at = micros(e.At)
 			}
 			if _, err := st.ExecContext(ctx, e.Session, e.Agent, e.Repo, at, e.Position, e.Tool, e.Input, e.Error, e.Signature,
-				e.Fix, e.Steps); err != nil {
+				e.Fix, e.Changes, e.Steps); err != nil {
 				return err
 			}
 		}
@@ -61,7 +61,7 @@ const (
 	textCandidates = 50
 )
 
-const episodeColumns = `e.session, e.agent, e.repo, e.at, e.position, e.tool, e.input, e.error, e.signature, e.fix, e.steps`
+const episodeColumns = `e.session, e.agent, e.repo, e.at, e.position, e.tool, e.input, e.error, e.signature, e.fix, e.changes, e.steps`
 
 // Episodes returns the episodes that best match q (see lore.Store): those
 // of its signature (the newest episodesOfSignature of them) ranked by
@@ -127,7 +127,7 @@ func (s *Store) episodes(ctx context.Context, query string, args ...any) ([]lore
 		var e lore.Episode
 		var at int64
 		if err := rows.Scan(&e.Session, &e.Agent, &e.Repo, &at, &e.Position, &e.Tool, &e.Input, &e.Error, &e.Signature,
-			&e.Fix, &e.Steps); err != nil {
+			&e.Fix, &e.Changes, &e.Steps); err != nil {
 			return nil, err
 		}
 		if at != 0 {

@@ -75,6 +75,7 @@ func sessionsOf(eps []lore.Episode) string {
 
 func testEpisodesRecord(t *testing.T, s EpisodeStore) {
 	want := missing("s1", "lint", "acme/api", 0, "npm run check")
+	want.Changes = "edited `package.json`"
 	record(t, s, "s1", want)
 	got := find(t, s, lore.EpisodeQuery{Signature: sigMissing, Text: `npm error Missing script: "lint"`})
 	if len(got) != 1 || got[0] != want {

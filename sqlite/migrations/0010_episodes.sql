@@ -14,6 +14,7 @@ CREATE TABLE episodes (
 	error     TEXT    NOT NULL DEFAULT '',
 	signature TEXT    NOT NULL,
 	fix       TEXT    NOT NULL DEFAULT '',
+	changes   TEXT    NOT NULL DEFAULT '',
 	steps     INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX episodes_signature ON episodes (signature, at);
