@@ -236,7 +236,7 @@ func TestCompute(t *testing.T) {
 		if !e.SeenBefore || !e.Recalled || !e.RecalledFix {
 			t.Errorf("s2 error %+v; want it met before, and s1's episode recalled with its fix", e)
 		}
-		if ep := k.Episodes; ep.SeenBefore != 1 || ep.Found != 1 || ep.FoundFirst != 1 || ep.FoundRate != 1 || ep.WithFix != 1 ||
+		if ep := k.Episodes; ep.SeenBefore != 1 || ep.AgentTool != 0 || ep.Found != 1 || ep.FoundFirst != 1 || ep.FoundRate != 1 || ep.WithFix != 1 ||
 			ep.FixExisted != 1 || ep.MedianTokens == 0 || ep.MedianTokens > 300 || ep.MedianMillis <= 0 {
 			t.Errorf("episodes %+v; want one error met before, found with its fix", ep)
 		}

@@ -745,6 +745,9 @@ func (r *replayer) recallEpisode(ctx context.Context, s *lore.Session, f facts, 
 	}
 	e.SeenBefore = true
 	r.recall.SeenBefore++
+	if _, ok := f.lines[sig]; !ok {
+		r.recall.AgentTool++ // read keeps no line of an agent tool's own error
+	}
 	start := time.Now()
 	a, err := episode.Recall(ctx, r.st, episode.Failure{Signature: sig, Line: f.texts[sig], Repo: s.Repo, Agent: s.Agent},
 		episode.Options{})
