@@ -161,13 +161,13 @@ type WouldHaveKnown struct {
 // an earlier session met too: the same signature, and the values the
 // error names (sameError) in the earlier error line.
 type EpisodeRecall struct {
-	SeenBefore int     `json:"seen_before"` // errors an earlier session met too
+	SeenBefore int `json:"seen_before"` // errors an earlier session met too
 	// AgentTool counts those that are errors of the agent's own tool
 	// protocol ("String to replace not found in file"), which say what
 	// to do themselves: an earlier occurrence teaches little.
-	AgentTool int `json:"agent_tool"`
-	Found      int     `json:"found"`       // of those, an earlier occurrence in the answer's top 5
-	FoundRate  float64 `json:"found_rate"`  // found ÷ seen_before
+	AgentTool int     `json:"agent_tool"`
+	Found     int     `json:"found"`      // of those, an earlier occurrence in the answer's top 5
+	FoundRate float64 `json:"found_rate"` // found ÷ seen_before
 	// FoundFirst counts those whose first episode, the one the note
 	// names, is such an earlier occurrence.
 	FoundFirst int `json:"found_first"`
