@@ -115,8 +115,9 @@ func codeList(xs []string) string {
 // shown is what an episode shows of a call: its shell command (redacted
 // as it came); else the tool's name and what it was called on (a file, a
 // pattern, an address: the first of shownKeys its input has, or the file
-// a patch updates) with its short parameters (Read f.go limit=100: what
-// made a retry work); else its name and input.
+// a patch updates) with its numbers and the flags it set (Read f.go
+// limit=100: what made a retry work; never a text it was given, which
+// may be anything); else its name and input.
 func (c *call) shown() string {
 	if c.cmd != "" {
 		return c.cmd
@@ -139,11 +140,11 @@ func (c *call) shown() string {
 	out := c.name + " " + v
 	for _, k := range slices.Sorted(maps.Keys(in)) {
 		switch x := in[k].(type) {
-		case float64, bool:
+		case float64:
 			out += fmt.Sprintf(" %s=%v", k, x)
-		case string:
-			if k != shownKeys[i] && x != "" && len(x) <= 40 && !strings.ContainsAny(x, "\n") {
-				out += fmt.Sprintf(" %s=%s", k, x)
+		case bool:
+			if x {
+				out += " " + k
 			}
 		}
 	}
