@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/lorehq/lore"
 )
@@ -142,4 +143,24 @@ func TestEpisodeChain(t *testing.T) {
 	if e := found.Episodes[4]; e.Input != "Read /w/app/missing.go" || e.Fix != "" || e.Steps != 0 {
 		t.Errorf("last call's episode %+v; want the tool and its file, no fix, no steps after it", e)
 	}
+}
+
+// FuzzEpisodeInput: whatever a tool was given, an episode shows it on one
+// line within its size, as valid UTF-8, and never panics reading it.
+func FuzzEpisodeInput(f *testing.F) {
+	for _, s := range []string{`{"file_path":"/a/b.go","limit":100,"replace_all":true}`, "*** Begin Patch\n*** Update File: a.go\n",
+		`{"patchText":"*** Update File: x"}`, `{"path":5}`, "\xff\xfe", `{"file_path":"` + strings.Repeat("é", 300) + `"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		c := &call{name: "Read", input: input}
+		editedFile(input)
+		e, ok := lore.PrepareEpisode(lore.Episode{Session: "s", Signature: "x", Input: c.shown(), Fix: c.shown()})
+		if !ok {
+			return // read as an instruction
+		}
+		if len(e.Input) > lore.MaxEpisodeInput || strings.ContainsAny(e.Input, "\n\r") || !utf8.ValidString(e.Input) {
+			t.Errorf("input %q shown as %q", input, e.Input)
+		}
+	})
 }
