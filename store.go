@@ -85,7 +85,7 @@ type Store interface {
 	// ForgetSession removes a session's evidence from every item,
 	// recomputes their confidence, and deletes the items left with no
 	// evidence, no confidence given by hand and no decision of a person
-	// (Item.Decided).
+	// (Item.Decided); and it removes the session's episodes.
 	ForgetSession(ctx context.Context, session string) (ForgetResult, error)
 	// Harvested returns the record of the last harvest of a session by an
 	// extractor, and whether there is one.
@@ -96,6 +96,17 @@ type Store interface {
 	RecordHarvest(ctx context.Context, hs ...Harvest) error
 	// Harvests calls fn for every harvest record, by session.
 	Harvests(ctx context.Context, fn func(Harvest) error) error
+	// RecordEpisodes replaces a session's episodes by eps, each prepared
+	// (PrepareEpisode; those it refuses are left out), in one
+	// transaction. ForgetSession removes them.
+	RecordEpisodes(ctx context.Context, session string, eps []Episode) error
+	// Episodes returns the episodes that best match q, best first: those
+	// of q's signature, ranked by how many of the words of q's text their
+	// error line holds, then of q's repository, then of q's agent, then
+	// with a fix, then the newest (SortEpisodes); then those of other
+	// signatures whose error line matches q's text (MatchesText), best
+	// match first.
+	Episodes(ctx context.Context, q EpisodeQuery) ([]Episode, error)
 	// RecordBoot stores what boot handed a session.
 	RecordBoot(ctx context.Context, b Boot) error
 	// Boots calls fn for every boot recorded at or after since, oldest

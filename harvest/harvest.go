@@ -60,6 +60,11 @@ type Found struct {
 	// Dropped counts items of usable answers that lacked what an item
 	// needs (a text, a known category, a position the part holds).
 	Dropped int
+	// Episodes are the session's failures and what came next, the raw
+	// history lore falls back on when no item covers an error. Non-nil
+	// (if empty) from an extractor that looks for them, the rules: they
+	// replace the session's stored episodes; nil leaves those as they are.
+	Episodes []lore.Episode
 	// overcome are the errors the session got past, which confirm the
 	// causes stated for them before (causes.go).
 	overcome []overcome
@@ -78,11 +83,13 @@ type Found struct {
 const Marker = "[lore harvest prompt]"
 
 // store is what Run needs of a store: whether a session was harvested
-// already, and where to put what it teaches.
+// already, and where to put what it teaches: items, and the episodes of
+// its failures.
 type store interface {
 	Harvested(ctx context.Context, session, extractor string) (lore.Harvest, bool, error)
 	Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
 	RecordHarvest(ctx context.Context, hs ...lore.Harvest) error
+	RecordEpisodes(ctx context.Context, session string, eps []lore.Episode) error
 }
 
 // Options configure Run.
@@ -241,6 +248,7 @@ type harvested struct {
 	refresh    bool
 	overcome   []overcome // errors it got past (causes.go)
 	documented string     // code of the instructions file it saw (documented.go)
+	episodes   []lore.Episode
 }
 
 type harvester struct {
@@ -448,7 +456,8 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		h.mu.Unlock()
 	}
 	rec.Items = len(items)
-	return harvested{s: s, rec: rec, items: items, overcome: found.overcome, documented: found.documented}, true
+	return harvested{s: s, rec: rec, items: items, overcome: found.overcome, documented: found.documented,
+		episodes: found.Episodes}, true
 }
 
 // The writer stores up to batchSessions sessions or batchItems items in
@@ -557,6 +566,15 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 			h.problems([]*lore.Session{batch[0].s}, err)
 		}
 		return
+	}
+	for _, x := range batch {
+		if x.episodes == nil {
+			continue
+		}
+		if err := h.opts.Store.RecordEpisodes(ctx, x.s.ID, x.episodes); err != nil {
+			h.stop(err)
+			return
+		}
 	}
 	recs := make([]lore.Harvest, len(batch))
 	at := h.now()

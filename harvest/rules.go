@@ -95,6 +95,7 @@ type call struct {
 	words                                            []string
 	cmds                                             []shellcmd.Command
 	split                                            bool
+	tries                                            []string // attempts(), once worked out
 }
 
 func (c *call) ok() bool { return c.done && !c.erred }
@@ -176,7 +177,8 @@ func (Rules) Extract(ctx context.Context, s *lore.Session) (Found, error) {
 	r.corrections()
 	r.findings()
 	over, doc := r.causes(), r.documented() // causes.go, documented.go
-	return Found{Items: undocumented(r.items, doc), overcome: over, documented: doc, origins: r.origins()}, ctx.Err()
+	return Found{Items: undocumented(r.items, doc), Episodes: r.episodes(), overcome: over, documented: doc,
+		origins: r.origins()}, ctx.Err()
 }
 
 func collectCalls(s *lore.Session) []*call {

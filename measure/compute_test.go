@@ -244,6 +244,15 @@ func TestCompute(t *testing.T) {
 		if e.Signature != pitfall.Signature || !e.Known || !e.Delivered || !lore.ValidIDPrefix(e.ItemID) {
 			t.Errorf("s2 error %+v; want known from s1's item, with its id, and delivered", e)
 		}
+		// The episode lookup, asked after s2's failure, names s1's with
+		// the push that worked.
+		if !e.SeenBefore || !e.Recalled || !e.RecalledFix {
+			t.Errorf("s2 error %+v; want it met before, and s1's episode recalled with its fix", e)
+		}
+		if ep := k.Episodes; ep.SeenBefore != 1 || ep.AgentTool != 0 || ep.Found != 1 || ep.FoundFirst != 1 || ep.FoundRate != 1 || ep.WithFix != 1 ||
+			ep.FixExisted != 1 || ep.MedianTokens == 0 || ep.MedianTokens > 300 || ep.MedianMillis <= 0 {
+			t.Errorf("episodes %+v; want one error met before, found with its fix", ep)
+		}
 		// Both sessions got a boot: the first one empty, the second the
 		// note that was then delivered.
 		if b := k.Boots; b.Sessions != 2 || b.WithNotes != 1 || b.MaxNotes != 1 || b.MedianTokens == 0 ||

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/episode"
 	"github.com/lorehq/lore/errsig"
 	"github.com/lorehq/lore/harvest"
 	"github.com/lorehq/lore/internal/redact"
@@ -41,6 +42,10 @@ type Options struct {
 	ReplayStore func(ctx context.Context) (lore.Store, error)
 	// Progress, if set, is told each session measured.
 	Progress func(done, total int)
+	// Recalled, if set, is told each episode answer the replay asked
+	// for: the session, the error line it met and the answer, for a
+	// person judging the answers against the transcripts.
+	Recalled func(s *lore.Session, line string, a episode.Answer)
 }
 
 // staleAfter is how long an item may go unconfirmed before it counts as
@@ -54,7 +59,10 @@ type facts struct {
 	// lines are the first error line met of each signature, as the tool
 	// printed it: what tells two errors of one signature apart (values).
 	// Read in memory only; never reported.
-	lines    map[string]string
+	lines map[string]string
+	// texts are the first error line of each signature, of an agent
+	// tool's own error too: what the episode lookup is asked with.
+	texts    map[string]string
 	cited    map[string]bool // id prefixes cited as lore:ID
 	commands []string        // shell commands run
 	task     string          // the first user message
@@ -118,6 +126,7 @@ func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Optio
 		if replay, err = newReplayer(ctx, opts.ReplayStore); err != nil {
 			return m, err
 		}
+		replay.recalled = opts.Recalled
 		defer replay.close()
 	}
 	var all []facts
@@ -211,7 +220,7 @@ func harvestedSessions(ctx context.Context, st store) (map[string]bool, error) {
 var redactor = redact.New()
 
 func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, error) {
-	f := facts{s: listed, cited: map[string]bool{}, lines: map[string]string{}}
+	f := facts{s: listed, cited: map[string]bool{}, lines: map[string]string{}, texts: map[string]string{}}
 	ss, err := transcript.Read(ctx, listed.Path, transcript.Options{Messages: true, Workers: 1})
 	if err != nil {
 		return f, nil, err
@@ -259,6 +268,7 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 				!errsig.Cascade(e.Line) {
 				seen[e.Signature] = true
 				f.signatures = append(f.signatures, e.Signature)
+				f.texts[e.Signature] = e.Line
 				if e.Kind != errsig.Protocol {
 					// An agent tool's own error is the same error
 					// whatever it names: its signature is its phrase.
@@ -614,6 +624,13 @@ type replayer struct {
 	// boots are the tokens and notes of each session's boot.
 	bootTokens, bootNotes []int
 	boots                 []ReplayedBoot
+	// met are the error lines of each signature the sessions so far met
+	// (see facts.lines), and recall what the episode lookup answered.
+	met      map[string][]string
+	recall   EpisodeRecall
+	millis   []float64
+	tokens   []int
+	recalled func(*lore.Session, string, episode.Answer)
 }
 
 // learnedItem is an item the replay learned: its id in the store, and
@@ -647,6 +664,7 @@ func newReplayer(ctx context.Context, open func(context.Context) (lore.Store, er
 		return nil, err
 	}
 	return &replayer{st: st, known: map[string][]learnedItem{}, weeks: map[string]*tally{}, boots: []ReplayedBoot{},
+		met: map[string][]string{},
 		out: WouldHaveKnown{BySession: []ReplayedSession{}}}, nil
 }
 
@@ -692,8 +710,14 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 				r.out.Delivered++
 				w.delivered++
 			}
+			if err := r.recallEpisode(ctx, full, f, sig, &met.Errors[len(met.Errors)-1]); err != nil {
+				return err
+			}
 		}
 		r.out.BySession = append(r.out.BySession, met)
+	}
+	for _, sig := range f.signatures {
+		r.met[sig] = append(r.met[sig], f.lines[sig])
 	}
 	// The items found are not stored yet when Found sees them: their ids
 	// are looked up once the harvest is done. The session is harvested
@@ -722,6 +746,55 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 			continue // the store did not keep it: nothing is known by it
 		}
 		r.known[it.Signature] = append(r.known[it.Signature], learnedItem{id, it.Text})
+	}
+	return nil
+}
+
+// recallEpisode asks the episode lookup about an error the session met,
+// when an earlier session met it too, as the session would have asked
+// after the failure: found is an episode of an earlier session with the
+// error's signature and the values its line names (sameError) among the
+// answer's top 5.
+func (r *replayer) recallEpisode(ctx context.Context, s *lore.Session, f facts, sig string, e *ReplayedError) error {
+	line := f.lines[sig]
+	same := func(l string) bool { return sameError(line, l) }
+	if !slices.ContainsFunc(r.met[sig], same) {
+		return nil
+	}
+	e.SeenBefore = true
+	r.recall.SeenBefore++
+	if _, ok := f.lines[sig]; !ok {
+		r.recall.AgentTool++ // read keeps no line of an agent tool's own error
+	}
+	start := time.Now()
+	a, err := episode.Recall(ctx, r.st, episode.Failure{Signature: sig, Line: f.texts[sig], Repo: s.Repo, Agent: s.Agent},
+		episode.Options{})
+	if err != nil {
+		return fmt.Errorf("replay episodes: %w", err)
+	}
+	r.millis = append(r.millis, float64(time.Since(start).Microseconds())/1000)
+	r.tokens = append(r.tokens, a.Tokens)
+	if r.recalled != nil {
+		r.recalled(s, f.texts[sig], a)
+	}
+	if i := slices.IndexFunc(a.Episodes, func(m episode.Match) bool {
+		return m.Signature == sig && m.Session != s.ID && same(m.Error)
+	}); i >= 0 {
+		e.Recalled, e.RecalledFix = true, a.Episodes[i].Fix != ""
+		r.recall.Found++
+		if i == 0 {
+			r.recall.FoundFirst++
+		}
+		if e.RecalledFix {
+			r.recall.WithFix++
+		}
+	}
+	all, err := r.st.Episodes(ctx, lore.EpisodeQuery{Signature: sig, Limit: 1000})
+	if err != nil {
+		return fmt.Errorf("replay episodes: %w", err)
+	}
+	if slices.ContainsFunc(all, func(ep lore.Episode) bool { return ep.Signature == sig && ep.Fix != "" && same(ep.Error) }) {
+		r.recall.FixExisted++
 	}
 	return nil
 }
@@ -778,6 +851,14 @@ func (r *replayer) result() WouldHaveKnown {
 	out := r.out
 	out.Boots = bootSizes(r.bootTokens, r.bootNotes)
 	out.Boots.BySession = r.boots
+	out.Episodes = r.recall
+	out.Episodes.FoundRate = share(r.recall.Found, r.recall.SeenBefore)
+	out.Episodes.MedianMillis = math.Round(quantile(r.millis, 0.5)*100) / 100
+	out.Episodes.P95Millis = math.Round(quantile(r.millis, 0.95)*100) / 100
+	out.Episodes.MedianTokens = quantile(r.tokens, 0.5)
+	if len(r.tokens) > 0 {
+		out.Episodes.MaxTokens = slices.Max(r.tokens)
+	}
 	out.KnownRate = share(out.Known, out.Errors)
 	out.DeliveredRate = share(out.Delivered, out.Errors)
 	out.Weeks = []Known{}
@@ -809,7 +890,7 @@ func bootSizes(tokens, notes []int) BootSizes {
 }
 
 // quantile is the q-quantile of xs by nearest rank; 0 for none.
-func quantile(xs []int, q float64) int {
+func quantile[T int | float64](xs []T, q float64) T {
 	if len(xs) == 0 {
 		return 0
 	}

@@ -160,6 +160,38 @@ type WouldHaveKnown struct {
 	// Boots is the size of the boot context each replayed session would
 	// have started with.
 	Boots BootSizes `json:"boots"`
+	// Episodes is the fallback to the raw history: what the episode
+	// lookup would have answered after each failure an earlier session
+	// had met.
+	Episodes EpisodeRecall `json:"episodes"`
+}
+
+// EpisodeRecall says how well the episode lookup (episode.Recall) names
+// an earlier occurrence of an error a session meets. Asked, as the
+// session would have asked it, of the store the sessions before it were
+// harvested into, once per error (distinct signature) of a session that
+// an earlier session met too: the same signature, and the values the
+// error names (sameError) in the earlier error line.
+type EpisodeRecall struct {
+	SeenBefore int `json:"seen_before"` // errors an earlier session met too
+	// AgentTool counts those that are errors of the agent's own tool
+	// protocol ("String to replace not found in file"), which say what
+	// to do themselves: an earlier occurrence teaches little.
+	AgentTool int     `json:"agent_tool"`
+	Found     int     `json:"found"`      // of those, an earlier occurrence in the answer's top 5
+	FoundRate float64 `json:"found_rate"` // found ÷ seen_before
+	// FoundFirst counts those whose first episode, the one the note
+	// names, is such an earlier occurrence.
+	FoundFirst int `json:"found_first"`
+	// WithFix counts the found answers whose best earlier occurrence
+	// names the call that got past it; FixExisted those where an earlier
+	// session got past it in the store's episodes at all.
+	WithFix      int     `json:"with_fix"`
+	FixExisted   int     `json:"fix_existed"`
+	MedianMillis float64 `json:"median_ms"` // per answer, lookup and note
+	P95Millis    float64 `json:"p95_ms"`
+	MedianTokens int     `json:"median_tokens"` // of the notes of the answers (o200k)
+	MaxTokens    int     `json:"max_tokens"`
 }
 
 // BootSizes says how big the boots of replayed sessions were: each built
@@ -209,6 +241,12 @@ type ReplayedError struct {
 	Known     bool   `json:"known"`     // an item from an earlier session had the signature
 	ItemID    string `json:"item_id"`   // that item: the earliest learned with the signature; "" when not known
 	Delivered bool   `json:"delivered"` // boot would have handed the session an item with the signature
+	// SeenBefore: an earlier session met the same error; Recalled: the
+	// episode lookup named an earlier occurrence in its top 5, RecalledFix
+	// with the call that got past it.
+	SeenBefore  bool `json:"seen_before"`
+	Recalled    bool `json:"recalled"`
+	RecalledFix bool `json:"recalled_fix"`
 }
 
 // Known is would-have-known over one week.

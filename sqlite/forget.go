@@ -49,7 +49,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// shred runs fn, which deletes n items, so that what it deletes can be
+// shred runs fn, which deletes n items or episodes, so that what it deletes can be
 // found in none of the store's files: an item deleted because it held a
 // secret must not stay readable to a grep of lore.db. SQLite leaves a
 // deleted row's bytes in its page, its freed pages and the write-ahead
@@ -72,7 +72,10 @@ func (s *Store) shred(ctx context.Context, fn func(*sql.Tx) (int, error)) error 
 		if err != nil || n == 0 {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO items_fts (items_fts) VALUES ('optimize')`)
+		if _, err = tx.ExecContext(ctx, `INSERT INTO items_fts (items_fts) VALUES ('optimize')`); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO episodes_fts (episodes_fts) VALUES ('optimize')`)
 		return err
 	})
 	if err != nil {
@@ -144,7 +147,12 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 			}
 			res.Updated++
 		}
-		return res.Deleted, nil
+		gone, err := tx.ExecContext(ctx, `DELETE FROM episodes WHERE session = ?`, session)
+		if err != nil {
+			return 0, err
+		}
+		episodes, err := gone.RowsAffected()
+		return res.Deleted + int(episodes), err
 	})
 	return res, err
 }

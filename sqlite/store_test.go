@@ -299,6 +299,13 @@ func itemsWithoutReviews(t *testing.T, s *Store) {
 	execAll(t, s, `ALTER TABLE items DROP COLUMN reviews`, `PRAGMA user_version = 8`)
 }
 
+// withoutEpisodes takes the store back to before the episodes'
+// migration: no episodes.
+func withoutEpisodes(t *testing.T, s *Store) {
+	t.Helper()
+	execAll(t, s, `DROP TABLE episodes_fts`, `DROP TABLE episodes`, `PRAGMA user_version = 10`)
+}
+
 // bootsWithoutHoldout takes the boot records back to before migration
 // 0008: no boot is withheld.
 func bootsWithoutHoldout(t *testing.T, s *Store) {
@@ -958,6 +965,7 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 // of one kind, no index of the pitfalls by the command they open with.
 func bootsWithoutKind(t *testing.T, s *Store) {
 	t.Helper()
+	withoutEpisodes(t, s)
 	execAll(t, s, `DROP INDEX items_command`, `ALTER TABLE boots DROP COLUMN kind`, `PRAGMA user_version = 9`)
 }
 

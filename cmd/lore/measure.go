@@ -161,6 +161,12 @@ func writeReplay(w io.Writer, k measure.WouldHaveKnown) {
 		fmt.Fprintf(w, "  boots           median %d tokens (90th percentile %d), %d notes; %s held a note, median %d tokens\n",
 			b.MedianTokens, b.P90Tokens, b.MedianNotes, nOf(b.WithNotes, b.Sessions, "boots"), b.MedianTokensWithNotes)
 	}
+	if e := k.Episodes; e.SeenBefore > 0 {
+		fmt.Fprintf(w, "  episodes        %s (%d first; %d of them errors of the agent's own tools)\n",
+			nOf(e.Found, e.SeenBefore, "errors met before named an earlier occurrence in the top 5"), e.FoundFirst, e.AgentTool)
+		fmt.Fprintf(w, "                  %s; median %.1f ms (95th percentile %.1f), median %d tokens\n",
+			nOf(e.WithFix, e.Found, "found with the call that got past it"), e.MedianMillis, e.P95Millis, e.MedianTokens)
+	}
 	var knew []measure.ReplayedSession
 	for _, s := range slices.Backward(k.BySession) {
 		if slices.ContainsFunc(s.Errors, func(e measure.ReplayedError) bool { return e.Known }) {

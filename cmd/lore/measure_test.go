@@ -188,7 +188,9 @@ func TestWriteMetricsNoData(t *testing.T) {
 // TestWriteReplayCaps: the sessions where an error was known, latest
 // first, at most replayShown of them.
 func TestWriteReplayCaps(t *testing.T) {
-	k := measure.WouldHaveKnown{Sessions: 20, Errors: 20, Known: 18, Delivered: 1}
+	k := measure.WouldHaveKnown{Sessions: 20, Errors: 20, Known: 18, Delivered: 1,
+		Episodes: measure.EpisodeRecall{SeenBefore: 8, AgentTool: 3, Found: 6, FoundFirst: 5, WithFix: 3, MedianMillis: 1.25, P95Millis: 4,
+			MedianTokens: 120}}
 	for i := range 20 {
 		e := measure.ReplayedError{Signature: "git push: gh006", Known: i >= 2, Delivered: i == 19}
 		if e.Known {
@@ -205,6 +207,8 @@ func TestWriteReplayCaps(t *testing.T) {
 		"  delivered       1 of 20 errors in the boot context of the session (5%)\n",
 		"codex:" + strings.Repeat("x", 20) + ": 1 of 1 known, 1 delivered\n      delivered lore:a338f311  git push: gh006\n",
 		"    … 3 more (--json lists all)\n",
+		"  episodes        6 of 8 errors met before named an earlier occurrence in the top 5 (75%) (5 first; 3 of them errors of the agent's own tools)\n" +
+			"                  3 of 6 found with the call that got past it (50%); median 1.2 ms (95th percentile 4.0), median 120 tokens\n",
 	} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)

@@ -21,8 +21,8 @@ import (
 	"github.com/lorehq/lore/internal/terms"
 )
 
-// Store keeps items by id, harvest records by session and extractor, and
-// boots in the order they were recorded. It is safe for concurrent use.
+// Store keeps items by id, harvest records by session and extractor,
+// boots in the order they were recorded, and episodes by session. It is safe for concurrent use.
 type Store struct {
 	// Now is the store's clock, for the times an item or a boot is given
 	// none and for expiry; nil is time.Now.
@@ -33,6 +33,7 @@ type Store struct {
 	added    int // how many items were ever stored, for each one's order
 	harvests map[[2]string]lore.Harvest
 	boots    []lore.Boot
+	episodes map[string][]lore.Episode // by session
 }
 
 // stored is an item and when it was first stored, counted in items.
@@ -372,4 +373,63 @@ func clone(it lore.Item) lore.Item {
 	it.Tags = slices.Clone(it.Tags)
 	it.Related = slices.Clone(it.Related)
 	return it
+}
+
+// RecordEpisodes replaces a session's episodes by eps, each prepared by
+// lore.PrepareEpisode.
+func (s *Store) RecordEpisodes(ctx context.Context, session string, eps []lore.Episode) error {
+	session = strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD")
+	if session == "" {
+		return lore.Errorf(lore.EINVALID, "episodes need a session")
+	}
+	var kept []lore.Episode
+	for _, e := range eps {
+		e.Session = session
+		if e, ok := lore.PrepareEpisode(e); ok {
+			kept = append(kept, e)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.episodes == nil {
+		s.episodes = map[string][]lore.Episode{}
+	}
+	delete(s.episodes, session)
+	if len(kept) > 0 {
+		s.episodes[session] = kept
+	}
+	return nil
+}
+
+// Episodes returns the episodes that best match q: those of its
+// signature as lore.SortEpisodes ranks them, then those of other
+// signatures whose error line matches q's text (lore.MatchesText), most
+// shared words first, then the newest.
+func (s *Store) Episodes(ctx context.Context, q lore.EpisodeQuery) ([]lore.Episode, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 5
+	}
+	words := terms.Of(q.Text)
+	var same, other []lore.Episode
+	s.mu.Lock()
+	for _, eps := range s.episodes {
+		for _, e := range eps {
+			switch {
+			case !q.Before.IsZero() && !e.At.Before(q.Before):
+			case e.Signature == q.Signature:
+				same = append(same, e)
+			case lore.MatchesText(words, e.Error):
+				other = append(other, e)
+			}
+		}
+	}
+	s.mu.Unlock()
+	lore.SortEpisodes(q, same)
+	slices.SortStableFunc(other, func(a, b lore.Episode) int {
+		return cmp.Or(cmp.Compare(lore.SharedWords(words, b.Error), lore.SharedWords(words, a.Error)), b.At.Compare(a.At),
+			strings.Compare(a.Session, b.Session), cmp.Compare(a.Position, b.Position))
+	})
+	out := append(same, other...)
+	return out[:min(len(out), limit)], nil
 }

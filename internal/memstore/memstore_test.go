@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/storetest"
 )
 
 var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -295,4 +296,8 @@ func TestNoSharing(t *testing.T) {
 	if again.Tags[0] != "go" {
 		t.Errorf("a caller's change reached the store: %q", again.Tags)
 	}
+}
+
+func TestEpisodes(t *testing.T) {
+	storetest.RunEpisodes(t, func(t *testing.T) storetest.EpisodeStore { return New() })
 }

@@ -181,10 +181,14 @@ func Run(t *testing.T, open Opener) {
 		{"ReviewEdit", testReviewEdit},
 		{"HarvestKeepsDecisions", testHarvestKeepsDecisions},
 		{"ForgetSessionKeepsDecisions", testForgetKeepsDecisions},
+		{"ForgetEpisodes", testForgetEpisodes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(newEnv(t, open)) })
 	}
+	t.Run("Episodes", func(t *testing.T) {
+		RunEpisodes(t, func(t *testing.T) EpisodeStore { return newEnv(t, open).s })
+	})
 }
 
 func testAddAndGet(e *env) {

@@ -1,0 +1,139 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/terms"
+)
+
+// RecordEpisodes replaces a session's episodes by eps, each prepared by
+// lore.PrepareEpisode, in one transaction.
+func (s *Store) RecordEpisodes(ctx context.Context, session string, eps []lore.Episode) error {
+	session = strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD")
+	if session == "" {
+		return lore.Errorf(lore.EINVALID, "episodes need a session")
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM episodes WHERE session = ?`, session); err != nil {
+			return err
+		}
+		if len(eps) == 0 {
+			return nil
+		}
+		st, err := tx.PrepareContext(ctx, `INSERT INTO episodes (session, agent, repo, at, position, tool, input, error, signature, fix, changes, steps)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, e := range eps {
+			e.Session = session
+			e, ok := lore.PrepareEpisode(e)
+			if !ok {
+				continue
+			}
+			var at int64
+			if !e.At.IsZero() {
+				at = micros(e.At)
+			}
+			if _, err := st.ExecContext(ctx, e.Session, e.Agent, e.Repo, at, e.Position, e.Tool, e.Input, e.Error, e.Signature,
+				e.Fix, e.Changes, e.Steps); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Episode lookup tuning: how many episodes of one signature are ranked
+// (the newest), and how many matches of the error line's words bm25
+// scores (the newest) when the signature leaves room.
+const (
+	episodesOfSignature = 500
+	episodesMatched     = 2000
+	// textCandidates is how many of the best text matches are checked
+	// against lore.MatchesText.
+	textCandidates = 50
+)
+
+const episodeColumns = `e.session, e.agent, e.repo, e.at, e.position, e.tool, e.input, e.error, e.signature, e.fix, e.changes, e.steps`
+
+// Episodes returns the episodes that best match q (see lore.Store): those
+// of its signature (the newest episodesOfSignature of them) ranked by
+// lore.SortEpisodes, then those whose error line matches q's text
+// (lore.MatchesText) ranked by bm25 among the newest episodesMatched
+// that hold any of its words.
+func (s *Store) Episodes(ctx context.Context, q lore.EpisodeQuery) ([]lore.Episode, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 5
+	}
+	before := int64(1<<63 - 1)
+	if !q.Before.IsZero() {
+		before = micros(q.Before)
+	}
+	var out []lore.Episode
+	if q.Signature != "" {
+		eps, err := s.episodes(ctx, `SELECT `+episodeColumns+` FROM episodes e WHERE e.signature = ? AND e.at < ?
+			ORDER BY e.at DESC LIMIT `+strconv.Itoa(episodesOfSignature), q.Signature, before)
+		if err != nil {
+			return nil, err
+		}
+		lore.SortEpisodes(q, eps)
+		out = eps[:min(len(eps), limit)]
+	}
+	ts := terms.Of(q.Text)
+	if len(out) >= limit || len(ts) == 0 {
+		return out, nil
+	}
+	quoted := make([]string, len(ts))
+	for i, t := range ts {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	more, err := s.episodes(ctx, `SELECT `+episodeColumns+` FROM
+		(SELECT rowid, bm25(episodes_fts) AS score FROM episodes_fts WHERE episodes_fts MATCH ?
+			ORDER BY rowid DESC LIMIT `+strconv.Itoa(episodesMatched)+`) m
+		JOIN episodes e ON e.rowid = m.rowid
+		WHERE e.at < ? AND e.signature <> ?
+		ORDER BY m.score, e.at DESC LIMIT `+strconv.Itoa(textCandidates), strings.Join(quoted, " OR "), before, q.Signature)
+	if err != nil {
+		return nil, err
+	}
+	out = slices.Clip(out)
+	for _, e := range more {
+		if len(out) == limit {
+			break
+		}
+		if lore.MatchesText(ts, e.Error) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) episodes(ctx context.Context, query string, args ...any) ([]lore.Episode, error) {
+	rows, err := s.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var eps []lore.Episode
+	for rows.Next() {
+		var e lore.Episode
+		var at int64
+		if err := rows.Scan(&e.Session, &e.Agent, &e.Repo, &at, &e.Position, &e.Tool, &e.Input, &e.Error, &e.Signature,
+			&e.Fix, &e.Changes, &e.Steps); err != nil {
+			return nil, err
+		}
+		if at != 0 {
+			e.At = fromMicros(at)
+		}
+		eps = append(eps, e)
+	}
+	return eps, rows.Err()
+}
