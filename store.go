@@ -146,6 +146,10 @@ const (
 	// BootAfterFailure is a note handed over after a tool call failed:
 	// a pitfall or quirk with the failure's error signature.
 	BootAfterFailure = "after-failure"
+	// BootEpisode is an earlier session's failure and what fixed it,
+	// handed over after a tool call failed when no item covers the error
+	// (see Episode): Items is empty.
+	BootEpisode = "episode"
 )
 
 // RecallQuery asks Store.Recall for the pitfalls and tool quirks of a

@@ -369,6 +369,10 @@ func hitRate(ctx context.Context, st store, all []facts, items []lore.Item, sinc
 		if f == nil || b.Withheld {
 			return nil // held out: nothing was handed over
 		}
+		if b.Kind == lore.BootEpisode {
+			rc.Episodes++
+			return nil
+		}
 		if b.Kind != lore.BootStart {
 			for _, id := range b.Items {
 				if b.Kind == lore.BootBeforeTool {

@@ -78,7 +78,8 @@ type HitRate struct {
 type Recall struct {
 	BeforeTool   int     `json:"before_tool"`   // notes handed over before a shell command
 	AfterFailure int     `json:"after_failure"` // notes handed over after a tool call failed
-	Cited        int     `json:"cited"`         // of those, cited by id in the session
+	Episodes     int     `json:"episodes"`      // earlier failures handed over after one, when no note covered it
+	Cited        int     `json:"cited"`         // of the notes, cited by id in the session
 	Rate         float64 `json:"rate"`          // cited ÷ (before_tool + after_failure)
 }
 

@@ -14,6 +14,8 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/episode"
+	"github.com/lorehq/lore/errsig"
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/recall"
@@ -175,8 +177,16 @@ func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 		return recall.AfterFailure(ctx, st, o, in.ToolName, string(in.ToolInput), failure)
 	}
 	n, err := note()
-	if err != nil || n.Text == "" {
+	if err != nil {
 		return answer{}, err
+	}
+	if n.Text == "" {
+		if kind == lore.BootBeforeTool {
+			return answer{}, nil
+		}
+		// No note covers the error: an earlier session that met it, and
+		// what it did next.
+		return opts.episode(ctx, st, in, agent, o.Repo, failure)
 	}
 	session := ""
 	if in.SessionID != "" {
@@ -206,6 +216,40 @@ func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 		return answer{}, nil // held out: the session goes on as it would without lore
 	}
 	return answer{in.HookEventName, n.Text}, nil
+}
+
+// episode answers a failure no note covers with the earlier sessions'
+// episodes of its error (episode.Recall, of the same signature): the best
+// one, with what fixed it, in at most 300 tokens, recorded as a boot of kind episode. An agent
+// tool's own error ("String to replace not found") gets none: its message
+// says what to do, and an earlier session's meeting it adds nothing.
+func (opts *recallOptions) episode(ctx context.Context, st lore.Store, in claudehook.Input, agent, repo, failure string) (answer, error) {
+	e := errsig.Parse(in.ToolName, string(in.ToolInput), failure, nil)
+	if e.Signature == "" || e.Kind != errsig.Environment || errsig.Cascade(e.Line) {
+		return answer{}, nil
+	}
+	a, err := episode.Recall(ctx, st, episode.Failure{Signature: e.Signature, Line: e.Line, Repo: repo, Agent: agent}, episode.Options{})
+	if err != nil || a.Note == "" || !a.Episodes[0].Same {
+		// Only the same error: an episode whose error shares words
+		// with this one is a lead for a search, not a note to hand over.
+		return answer{}, err
+	}
+	session := ""
+	if in.SessionID != "" {
+		session = agent + ":" + in.SessionID
+	}
+	withheld := boot.HeldOut(session, opts.Holdout)
+	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
+	defer cancel()
+	err = st.RecordBoot(rctx, lore.Boot{Session: session, Repo: repo, Agent: agent, Items: []string{}, Kind: lore.BootEpisode,
+		Tokens: a.Tokens, Withheld: withheld})
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "lore recall: note: this episode is not recorded for lore measure: %v\n", err)
+	}
+	if withheld {
+		return answer{}, nil
+	}
+	return answer{in.HookEventName, a.Note}, nil
 }
 
 // toldSince is how far back told looks for the notes a session was

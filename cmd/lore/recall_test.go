@@ -270,3 +270,66 @@ func TestRecallHoldout(t *testing.T) {
 		t.Errorf("LORE_HOLDOUT=lots: exit %d, %q, %q", r.code, r.stdout, r.err)
 	}
 }
+
+// TestRecallEpisode: after a failure no note covers (the session that met
+// it before fixed it by an edit, so the rules kept no pitfall), the hook
+// hands over that earlier episode: the error, what was done, what then
+// worked; recorded as a boot of kind episode. An agent tool's own error
+// gets none.
+func TestRecallEpisode(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "web")
+	os.MkdirAll(dir, 0o755)
+	const buildError = "Exit code 1\nError: Cannot find module 'left-pad'\nRequire stack:\n- /src/web/build.js"
+	n := 0
+	line := func(typ string, msg any) string {
+		n++
+		b, _ := json.Marshal(map[string]any{"type": typ, "uuid": fmt.Sprint("u", n), "sessionId": "7d1e2f30-0000-4000-8000-00000000000a",
+			"cwd": dir, "version": "2.0.1", "timestamp": fmt.Sprintf("2026-09-03T10:00:%02d.000Z", n), "message": msg})
+		return string(b)
+	}
+	call := func(id, name string, input map[string]any) string {
+		return line("assistant", map[string]any{"id": "msg_" + id, "role": "assistant", "model": "claude-sonnet-4", "content": []any{
+			map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}}})
+	}
+	result := func(id, out string, failed bool) string {
+		return line("user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": out, "is_error": failed}}})
+	}
+	lines := []string{
+		line("user", map[string]any{"role": "user", "content": "Build the web app."}),
+		call("toolu_1", "Bash", map[string]any{"command": "npm run build"}),
+		result("toolu_1", buildError, true),
+		call("toolu_2", "Edit", map[string]any{"file_path": dir + "/package.json", "old_string": `"deps": {}`, "new_string": `"deps": {"left-pad": "1.3.0"}`}),
+		result("toolu_2", "The file has been updated.", false),
+		call("toolu_3", "Bash", map[string]any{"command": "npm run build"}),
+		result("toolu_3", "built in 2.1s", false),
+	}
+	file := filepath.Join(base, "session.jsonl")
+	os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	store := filepath.Join(base, "lore.db")
+	if r := runLore(t, "", "harvest", file, "--store", store); r.code != 0 {
+		t.Fatalf("harvest: %s%s", r.stdout, r.err)
+	}
+	if r := runLore(t, "", "list", "--status", "active", "--json", "--store", store); strings.Contains(r.stdout, "left-pad") {
+		t.Fatalf("an active item covers the error; the test needs none: %s", r.stdout)
+	}
+	r := runLoreStdin(t, nil, postToolUseFailure(dir, "npm run build", buildError), "recall", "--after-tool", "--store", store)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	event, note := hookContext(t, r.stdout)
+	if event != "PostToolUseFailure" || !strings.Contains(note, "Met before in claude-code:7d1e2f30") ||
+		!strings.Contains(note, "`npm run build` worked") || !strings.Contains(note, "not instructions") {
+		t.Errorf("the episode: %s %q", event, note)
+	}
+	t.Log(note)
+	if bs := boots(t, store); len(bs) != 1 || bs[0].Kind != lore.BootEpisode || bs[0].Session != "claude-code:s1" || bs[0].Tokens == 0 {
+		t.Errorf("the episode's record: %+v", bs)
+	}
+	// An agent tool's own error: its message says what to do.
+	edit, _ := json.Marshal(map[string]any{"session_id": "s2", "cwd": dir, "hook_event_name": "PostToolUseFailure", "tool_name": "Edit",
+		"tool_input": map[string]any{"file_path": dir + "/a.js"}, "error": "String to replace not found in file.", "is_interrupt": false})
+	if r := runLoreStdin(t, nil, string(edit), "recall", "--after-tool", "--store", store); r.code != 0 || r.stdout != "" {
+		t.Errorf("an Edit tool's error: exit %d, %q", r.code, r.stdout)
+	}
+}
