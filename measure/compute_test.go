@@ -244,6 +244,13 @@ func TestCompute(t *testing.T) {
 		if e.Signature != pitfall.Signature || !e.Known || !e.Delivered || !lore.ValidIDPrefix(e.ItemID) {
 			t.Errorf("s2 error %+v; want known from s1's item, with its id, and delivered", e)
 		}
+		// lore recall's hooks, replayed: the note before s2's push to main
+		// holds s1's pitfall; after the failure it is not handed over
+		// again.
+		if !e.DeliveredBefore || e.DeliveredAfter || k.DeliveredBefore != 1 || k.DeliveredAfter != 0 || k.DeliveredAny != 1 ||
+			k.DeliveredOfKnown != 1 {
+			t.Errorf("at the point of action: error %+v, replay %+v; want delivered before the push alone", e, k)
+		}
 		// The episode lookup, asked after s2's failure, names s1's with
 		// the push that worked.
 		if !e.SeenBefore || !e.Recalled || !e.RecalledFix {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
@@ -18,6 +19,7 @@ import (
 	"github.com/lorehq/lore/harvest"
 	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/internal/shellcmd"
+	"github.com/lorehq/lore/recall"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -66,7 +68,23 @@ type facts struct {
 	cited    map[string]bool // id prefixes cited as lore:ID
 	commands []string        // shell commands run
 	task     string          // the first user message
+	// calls are the session's tool calls in order, as the point of
+	// action saw them: what lore recall would have been asked.
+	calls []replayedCall
 }
+
+// replayedCall is a tool call as its hooks would have seen it: before it
+// ran, its name and input; after it failed, what the agent was told and
+// the signature measure counts it under ("" when it counts none).
+type replayedCall struct {
+	name, input string
+	failed      bool
+	output, sig string
+}
+
+// maxReplayed caps what a replayed call keeps of its input and output:
+// what a hook would be given, in memory for the replay only.
+const maxReplayed = 16 << 10
 
 // store is what Compute reads of the user's store: its items, which
 // sessions were harvested, and the boots handed out.
@@ -234,6 +252,7 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 		s.Repo = listed.Repo // settled with every session listed, as harvest takes it
 	}
 	calls := map[string]lore.ToolCall{}
+	byCall := map[string]int{} // a call's index in f.calls
 	seen := map[string]bool{}
 	for _, msg := range s.Messages {
 		if msg.Role == lore.RoleUser && f.task == "" && strings.TrimSpace(msg.Text) != "" {
@@ -246,6 +265,8 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 		}
 		for _, c := range msg.ToolCalls {
 			calls[c.ID] = c
+			f.calls = append(f.calls, replayedCall{name: c.Name, input: clipBytes(c.Input, maxReplayed)})
+			byCall[c.ID] = len(f.calls) - 1
 			if cmd := shellcmd.FromCall(c.Name, c.Input); cmd != "" {
 				f.commands = append(f.commands, cmd)
 			}
@@ -262,6 +283,13 @@ func read(ctx context.Context, listed *lore.Session) (facts, *lore.Session, erro
 			// Reported and compared with items' signatures, which are kept
 			// redacted: redacted alike.
 			e.Signature = redactor.String(e.Signature)
+			if i, ok := byCall[r.CallID]; ok {
+				rc := &f.calls[i]
+				rc.failed, rc.output = true, clipBytes(r.Output, maxReplayed)
+				if (e.Kind == errsig.Environment || e.Kind == errsig.Protocol) && !errsig.Cascade(e.Line) {
+					rc.sig = e.Signature
+				}
+			}
 			// A call cancelled because another failed is no error of its
 			// own.
 			if (e.Kind == errsig.Environment || e.Kind == errsig.Protocol) && e.Signature != "" && !seen[e.Signature] &&
@@ -682,6 +710,10 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 	if err != nil {
 		return err
 	}
+	before, after, err := r.pointOfAction(ctx, full, f)
+	if err != nil {
+		return err
+	}
 	if len(f.signatures) > 0 {
 		wk := week(full.FirstActive())
 		w := r.weeks[wk]
@@ -702,17 +734,28 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 					break
 				}
 			}
-			met.Errors = append(met.Errors, ReplayedError{Signature: sig, Known: known, ItemID: id,
-				Delivered: slices.ContainsFunc(delivered[sig], func(text string) bool { return sameError(f.lines[sig], text) })})
+			about := func(text string) bool { return sameError(f.lines[sig], text) }
+			e := ReplayedError{Signature: sig, Known: known, ItemID: id, Delivered: slices.ContainsFunc(delivered[sig], about),
+				DeliveredBefore: slices.ContainsFunc(before[sig], about), DeliveredAfter: slices.ContainsFunc(after[sig], about)}
+			met.Errors = append(met.Errors, e)
 			r.out.Errors++
 			w.errors++
 			if known {
 				r.out.Known++
 				w.known++
 			}
-			if met.Errors[len(met.Errors)-1].Delivered {
+			if e.Delivered {
 				r.out.Delivered++
 				w.delivered++
+			}
+			if e.DeliveredBefore {
+				r.out.DeliveredBefore++
+			}
+			if e.DeliveredAfter {
+				r.out.DeliveredAfter++
+			}
+			if e.Delivered || e.DeliveredBefore || e.DeliveredAfter {
+				r.out.DeliveredAny++
 			}
 			if err := r.recallEpisode(ctx, full, f, sig, &met.Errors[len(met.Errors)-1]); err != nil {
 				return err
@@ -823,6 +866,72 @@ func (r *replayer) storedID(ctx context.Context, it lore.Item) (string, error) {
 	return id, err
 }
 
+// pointOfAction replays lore recall's hooks through the session, asked
+// of the store the sessions before it were harvested into: before each
+// shell command, the note recall.BeforeTool would have handed over; after
+// each failed call, recall.AfterFailure's. It returns the texts of the
+// items with an error signature each handed over: before, those of the
+// command's note whose call then failed with the signature, by that
+// signature; after, those of each failure's note, by the failure's
+// signature. A note is handed to a session once, as the hooks do.
+func (r *replayer) pointOfAction(ctx context.Context, s *lore.Session, f facts) (before, after map[string][]string, err error) {
+	before, after = map[string][]string{}, map[string][]string{}
+	opts := recall.Options{Repo: s.Repo, Agent: s.Agent, Told: map[string]bool{}}
+	texts := func(n recall.Note) ([]lore.Item, error) {
+		var items []lore.Item
+		for _, id := range n.Items {
+			it, err := r.st.Item(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			opts.Told[id] = true
+			items = append(items, it)
+		}
+		return items, nil
+	}
+	for _, c := range f.calls {
+		n, err := recall.BeforeTool(ctx, r.st, opts, c.name, c.input)
+		if err != nil {
+			return nil, nil, err
+		}
+		told, err := texts(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !c.failed || c.sig == "" {
+			continue
+		}
+		for _, it := range told {
+			if it.Signature == c.sig {
+				before[c.sig] = append(before[c.sig], it.Text)
+			}
+		}
+		if n, err = recall.AfterFailure(ctx, r.st, opts, c.name, c.input, c.output); err != nil {
+			return nil, nil, err
+		}
+		if told, err = texts(n); err != nil {
+			return nil, nil, err
+		}
+		for _, it := range told {
+			if it.Signature == c.sig || it.Signature == harvest.CausePrefix+c.sig {
+				after[c.sig] = append(after[c.sig], it.Text)
+			}
+		}
+	}
+	return before, after, nil
+}
+
+// clipBytes is s cut to at most n bytes, at a rune's start.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // delivered returns the items boot would have handed the session (its
 // repository and agent, its first user message as the task, at the time
 // it started) that have an error signature: their texts, by signature.
@@ -865,6 +974,7 @@ func (r *replayer) result() WouldHaveKnown {
 	}
 	out.KnownRate = share(out.Known, out.Errors)
 	out.DeliveredRate = share(out.Delivered, out.Errors)
+	out.DeliveredOfKnown = share(out.DeliveredAny, out.Known)
 	out.Weeks = []Known{}
 	for wk, w := range r.weeks {
 		out.Weeks = append(out.Weeks, Known{Week: wk, Errors: w.errors,

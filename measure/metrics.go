@@ -154,7 +154,15 @@ type WouldHaveKnown struct {
 	Delivered     int     `json:"delivered"`      // of those, in the session's boot context
 	KnownRate     float64 `json:"known_rate"`     // known ÷ errors
 	DeliveredRate float64 `json:"delivered_rate"` // delivered ÷ errors
-	Weeks         []Known `json:"weeks"`          // the same, week by week
+	// At the point of action (lore recall, as its hooks would have
+	// answered): errors whose note came before the command that met them,
+	// and after the failure; DeliveredAny at any point, start included,
+	// and its share of the known errors.
+	DeliveredBefore  int     `json:"delivered_before_tool"`
+	DeliveredAfter   int     `json:"delivered_after_failure"`
+	DeliveredAny     int     `json:"delivered_any"`
+	DeliveredOfKnown float64 `json:"delivered_of_known"` // delivered_any ÷ known
+	Weeks            []Known `json:"weeks"`              // the same, week by week
 	// BySession is every replayed session that met an error, in time
 	// order, with what was known of each error it met.
 	BySession []ReplayedSession `json:"by_session"`
@@ -242,6 +250,11 @@ type ReplayedError struct {
 	Known     bool   `json:"known"`     // an item from an earlier session had the signature
 	ItemID    string `json:"item_id"`   // that item: the earliest learned with the signature; "" when not known
 	Delivered bool   `json:"delivered"` // boot would have handed the session an item with the signature
+	// DeliveredBefore: lore recall's note before the command that then
+	// met the error held an item about it; DeliveredAfter: its note after
+	// the failure did.
+	DeliveredBefore bool `json:"delivered_before_tool"`
+	DeliveredAfter  bool `json:"delivered_after_failure"`
 	// SeenBefore: an earlier session met the same error; Recalled: the
 	// episode lookup named an earlier occurrence in its top 5, RecalledFix
 	// with the call that got past it.
