@@ -1,7 +1,7 @@
 // Package tour runs lore's whole loop on example sessions built into the
 // binary, in a temporary folder that touches nothing of the user's: read,
-// sample, harvest, boot a new session, see it use what it was told, and
-// measure.
+// sample, harvest, boot a new session, the note a hook hands over before a
+// command, see the session use what it was told, and measure.
 //
 // The sessions were written for lore: three agents (Claude Code, Codex and
 // Gemini CLI), four repositories, each named by its folder as lore names a
@@ -28,6 +28,7 @@ import (
 	"github.com/lorehq/lore/boot"
 	"github.com/lorehq/lore/harvest"
 	"github.com/lorehq/lore/measure"
+	"github.com/lorehq/lore/recall"
 	"github.com/lorehq/lore/sample"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
@@ -53,7 +54,10 @@ const (
 type Result struct {
 	Metrics measure.Metrics
 	Boot    boot.Context
-	Dir     string // the temporary folder, removed when the tour ends
+	// Recall is the note lore recall hands over before the later session's
+	// push to main, had it run one.
+	Recall recall.Note
+	Dir    string // the temporary folder, removed when the tour ends
 }
 
 // Run runs the tour, printing each step to w.
@@ -110,8 +114,9 @@ func Run(ctx context.Context, w io.Writer) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	fmt.Fprintf(w, "   %d sessions, %d items stored (%d merged into others); the Edit quirk met in two sessions is active,\n"+
-		"   the push error met twice is one pitfall with two sources.\n", sum.SessionsHarvested, sum.ItemsNew, sum.ItemsMerged)
+	fmt.Fprintf(w, "   %d sessions, %d items stored (%d merged into others); the push error met twice is one active\n"+
+		"   pitfall with two sources; the Edit quirk is kept, never handed out: its message says what to do.\n",
+		sum.SessionsHarvested, sum.ItemsNew, sum.ItemsMerged)
 
 	p.step("4. A new Claude Code session starts in acme-api: %q (lore boot)", task)
 	res.Boot, err = boot.Build(ctx, st, boot.Options{Repo: repo, Agent: lore.AgentClaudeCode, Task: task, Now: now})
@@ -131,7 +136,17 @@ func Run(ctx context.Context, w io.Writer) (Result, error) {
 	}
 	fmt.Fprintf(w, "   (%d of %d tokens)\n", res.Boot.Tokens, res.Boot.Budget)
 
-	p.step("5. The session runs with those notes")
+	p.step("5. Before a command runs, the note again, at the point of action (lore recall, a PreToolUse hook)")
+	res.Recall, err = recall.BeforeTool(ctx, st, recall.Options{Repo: repo, Agent: lore.AgentClaudeCode}, "Bash", `{"command":"git push origin main"}`)
+	if err != nil {
+		return res, err
+	}
+	fmt.Fprintf(w, "   had the session run `git push origin main`, Claude Code would have been told, before it ran:\n")
+	for _, line := range strings.Split(strings.TrimRight(res.Recall.Text, "\n"), "\n") {
+		fmt.Fprintln(w, "   | "+line)
+	}
+
+	p.step("6. The session runs with those notes")
 	if err := copySessions(src, func(name string) bool { return name == later }); err != nil {
 		return res, err
 	}
@@ -150,7 +165,7 @@ func Run(ctx context.Context, w io.Writer) (Result, error) {
 	}
 	fmt.Fprintf(w, "   harvested again: %d new session, %d unchanged skipped\n", sum.SessionsHarvested, sum.SessionsSkipped)
 
-	p.step("6. Measure whether the loop pays (lore measure)")
+	p.step("7. Measure whether the loop pays (lore measure)")
 	res.Metrics, err = measure.Compute(ctx, scan.Sessions, st, measure.Options{Now: now, Replay: true,
 		ReplayStore: func(ctx context.Context) (lore.Store, error) {
 			return sqlite.Open(ctx, filepath.Join(dir, "replay.db"), sqlite.Options{})

@@ -19,6 +19,9 @@ func TestTour(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	t.Log(out.String())
+	if !strings.Contains(res.Recall.Text, "GH006") || !strings.Contains(res.Recall.Text, "not instructions") || len(res.Recall.Items) != 1 {
+		t.Errorf("the note before git push origin main: %+v", res.Recall)
+	}
 	if !strings.Contains(res.Boot.Text, "GH006") {
 		t.Errorf("the boot context lacks the push pitfall:\n%s", res.Boot.Text)
 	}
@@ -70,7 +73,7 @@ func TestTour(t *testing.T) {
 	if _, err := os.Stat(res.Dir); !os.IsNotExist(err) {
 		t.Errorf("the tour left %s behind", res.Dir)
 	}
-	for _, step := range []string{"1. Read", "2. Rank", "3. Harvest", "4. A new", "5. The session", "6. Measure"} {
+	for _, step := range []string{"1. Read", "2. Rank", "3. Harvest", "4. A new", "5. Before a command", "6. The session", "7. Measure"} {
 		if !strings.Contains(out.String(), step) {
 			t.Errorf("the tour does not print step %q", step)
 		}
