@@ -45,6 +45,10 @@ type Episode struct {
 	// the session made after the failure (up to EpisodeWindow) when it
 	// gave up.
 	Steps int
+	// prepared says PrepareEpisode made the episode what it is: a store
+	// given it does not prepare it again (harvest prepares episodes in its
+	// workers, beside the one writer, where screening them costs less).
+	prepared bool
 }
 
 // EpisodeQuery asks a store for the earlier failures most like one a
@@ -87,6 +91,9 @@ const EpisodeWithheld = "[error text withheld: it reads as an order to an agent]
 // session or signature, a signature that reads as an instruction to an
 // agent, or a command or fix that does.
 func PrepareEpisode(e Episode) (Episode, bool) {
+	if e.prepared {
+		return e, true
+	}
 	e.Session = strings.ToValidUTF8(strings.TrimSpace(e.Session), "\uFFFD")
 	e.Signature = episodeText(e.Signature, MaxEpisodeError)
 	if e.Session == "" || e.Signature == "" {
@@ -108,7 +115,31 @@ func PrepareEpisode(e Episode) (Episode, bool) {
 		e.At = StoreTime(e.At)
 	}
 	e.Steps = max(e.Steps, 0)
+	e.prepared = true
 	return e, true
+}
+
+// SessionEpisodes are the episodes of one session, as Store.RecordEpisodes
+// takes them.
+type SessionEpisodes struct {
+	Session  string
+	Episodes []Episode
+}
+
+// PrepareEpisodes prepares the episodes of session (PrepareEpisode), and
+// leaves out those not to keep. Episodes it prepared for session before
+// are taken as they are: a store calls it on what harvest prepared.
+func PrepareEpisodes(session string, eps []Episode) []Episode {
+	out := make([]Episode, 0, len(eps))
+	for _, e := range eps {
+		if e.Session != session {
+			e.Session, e.prepared = session, false
+		}
+		if e, ok := PrepareEpisode(e); ok {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // NeutralError is an error line as an episode may hand it over: the

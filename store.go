@@ -96,10 +96,10 @@ type Store interface {
 	RecordHarvest(ctx context.Context, hs ...Harvest) error
 	// Harvests calls fn for every harvest record, by session.
 	Harvests(ctx context.Context, fn func(Harvest) error) error
-	// RecordEpisodes replaces a session's episodes by eps, each prepared
-	// (PrepareEpisode; those it refuses are left out), in one
-	// transaction. ForgetSession removes them.
-	RecordEpisodes(ctx context.Context, session string, eps []Episode) error
+	// RecordEpisodes replaces each given session's episodes by its own,
+	// each prepared (PrepareEpisodes; those it refuses are left out), all
+	// in one transaction. ForgetSession removes them.
+	RecordEpisodes(ctx context.Context, batch ...SessionEpisodes) error
 	// Episodes returns the episodes that best match q, best first: those
 	// of q's signature, ranked by how many of the words of q's text their
 	// error line holds, then of q's repository, then of q's agent, then

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/synth"
 	"github.com/lorehq/lore/sqlite"
 )
@@ -36,7 +37,7 @@ func benchStore(b *testing.B) *sqlite.Store {
 	}
 	eps := synth.Episodes(benchEpisodes, 1)
 	for i := 0; i < len(eps); i += 20 {
-		if err := s.RecordEpisodes(ctx, eps[i].Session, eps[i:i+20]); err != nil {
+		if err := s.RecordEpisodes(ctx, lore.SessionEpisodes{Session: eps[i].Session, Episodes: eps[i : i+20]}); err != nil {
 			b.Fatal(err)
 		}
 	}

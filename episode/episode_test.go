@@ -35,7 +35,7 @@ func TestRecall(t *testing.T) {
 		ep("codex:lint-there", "lint", "acme/web", 2, "npm run lint:all"),
 		ep("codex:gave-up", "lint", "acme/cli", 1, ""),
 	} {
-		if err := st.RecordEpisodes(ctx, e.Session, []lore.Episode{e}); err != nil {
+		if err := st.RecordEpisodes(ctx, lore.SessionEpisodes{Session: e.Session, Episodes: []lore.Episode{e}}); err != nil {
 			t.Fatal(err)
 		}
 	}

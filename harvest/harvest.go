@@ -89,7 +89,7 @@ type store interface {
 	Harvested(ctx context.Context, session, extractor string) (lore.Harvest, bool, error)
 	Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
 	RecordHarvest(ctx context.Context, hs ...lore.Harvest) error
-	RecordEpisodes(ctx context.Context, session string, eps []lore.Episode) error
+	RecordEpisodes(ctx context.Context, batch ...lore.SessionEpisodes) error
 }
 
 // Options configure Run.
@@ -456,8 +456,13 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		h.mu.Unlock()
 	}
 	rec.Items = len(items)
+	var episodes []lore.Episode
+	if found.Episodes != nil {
+		// Redacted and screened here, in the workers, not by the writer.
+		episodes = lore.PrepareEpisodes(s.ID, found.Episodes)
+	}
 	return harvested{s: s, rec: rec, items: items, overcome: found.overcome, documented: found.documented,
-		episodes: found.Episodes}, true
+		episodes: episodes}, true
 }
 
 // The writer stores up to batchSessions sessions or batchItems items in
@@ -567,14 +572,15 @@ func (h *harvester) flush(ctx context.Context, batch []harvested) {
 		}
 		return
 	}
+	var episodes []lore.SessionEpisodes
 	for _, x := range batch {
-		if x.episodes == nil {
-			continue
+		if x.episodes != nil {
+			episodes = append(episodes, lore.SessionEpisodes{Session: x.s.ID, Episodes: x.episodes})
 		}
-		if err := h.opts.Store.RecordEpisodes(ctx, x.s.ID, x.episodes); err != nil {
-			h.stop(err)
-			return
-		}
+	}
+	if err := h.opts.Store.RecordEpisodes(ctx, episodes...); err != nil {
+		h.stop(err)
+		return
 	}
 	recs := make([]lore.Harvest, len(batch))
 	at := h.now()

@@ -375,28 +375,35 @@ func clone(it lore.Item) lore.Item {
 	return it
 }
 
-// RecordEpisodes replaces a session's episodes by eps, each prepared by
-// lore.PrepareEpisode.
-func (s *Store) RecordEpisodes(ctx context.Context, session string, eps []lore.Episode) error {
-	session = strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD")
-	if session == "" {
-		return lore.Errorf(lore.EINVALID, "episodes need a session")
-	}
-	var kept []lore.Episode
-	for _, e := range eps {
-		e.Session = session
-		if e, ok := lore.PrepareEpisode(e); ok {
-			kept = append(kept, e)
+// RecordEpisodes replaces each given session's episodes by its own, each
+// prepared by lore.PrepareEpisodes.
+func (s *Store) RecordEpisodes(ctx context.Context, batch ...lore.SessionEpisodes) error {
+	byS := map[string][]lore.Episode{}
+	var order []string
+	for _, b := range batch {
+		session := strings.ToValidUTF8(strings.TrimSpace(b.Session), "\uFFFD")
+		if session == "" {
+			return lore.Errorf(lore.EINVALID, "episodes need a session")
 		}
+		kept := lore.PrepareEpisodes(session, b.Episodes)
+		for i, e := range kept {
+			// Kept as a store reads them back: the fields alone.
+			kept[i] = lore.Episode{Session: e.Session, Agent: e.Agent, Repo: e.Repo, At: e.At, Position: e.Position, Tool: e.Tool,
+				Input: e.Input, Error: e.Error, Signature: e.Signature, Fix: e.Fix, Changes: e.Changes, Steps: e.Steps}
+		}
+		byS[session] = kept
+		order = append(order, session)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.episodes == nil {
 		s.episodes = map[string][]lore.Episode{}
 	}
-	delete(s.episodes, session)
-	if len(kept) > 0 {
-		s.episodes[session] = kept
+	for _, session := range order {
+		delete(s.episodes, session)
+		if len(byS[session]) > 0 {
+			s.episodes[session] = byS[session]
+		}
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 // one, and so is a store for tests that keeps nothing else by the
 // contract's rules (internal/memstore).
 type EpisodeStore interface {
-	RecordEpisodes(ctx context.Context, session string, eps []lore.Episode) error
+	RecordEpisodes(ctx context.Context, batch ...lore.SessionEpisodes) error
 	Episodes(ctx context.Context, q lore.EpisodeQuery) ([]lore.Episode, error)
 }
 
@@ -51,7 +51,7 @@ func missing(session, script, repo string, day int, fix string) lore.Episode {
 
 func record(t *testing.T, s EpisodeStore, session string, eps ...lore.Episode) {
 	t.Helper()
-	if err := s.RecordEpisodes(context.Background(), session, eps); err != nil {
+	if err := s.RecordEpisodes(context.Background(), lore.SessionEpisodes{Session: session, Episodes: eps}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -84,7 +84,7 @@ func testEpisodesRecord(t *testing.T, s EpisodeStore) {
 	if got := find(t, s, lore.EpisodeQuery{Signature: sigDocker}); len(got) != 0 {
 		t.Errorf("another signature, no text: found %+v", got)
 	}
-	if err := s.RecordEpisodes(context.Background(), " ", []lore.Episode{want}); lore.ErrorCode(err) != lore.EINVALID {
+	if err := s.RecordEpisodes(context.Background(), lore.SessionEpisodes{Session: " ", Episodes: []lore.Episode{want}}); lore.ErrorCode(err) != lore.EINVALID {
 		t.Errorf("no session: %v, want an invalid error", err)
 	}
 }
@@ -99,6 +99,16 @@ func testEpisodesReplace(t *testing.T, s EpisodeStore) {
 	record(t, s, "s1")
 	if got := sessionsOf(find(t, s, lore.EpisodeQuery{Signature: sigMissing, Limit: 10})); got != "s2" {
 		t.Errorf("after s1 was recorded with none: %q, want s2", got)
+	}
+	// Several sessions in one call: each replaced by its own.
+	err := s.RecordEpisodes(context.Background(),
+		lore.SessionEpisodes{Session: "s2", Episodes: []lore.Episode{missing("s2", "fmt", "", 0, "")}},
+		lore.SessionEpisodes{Session: "s3", Episodes: []lore.Episode{missing("s3", "lint", "", 2, ""), missing("s3", "vet", "", 0, "")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sessionsOf(find(t, s, lore.EpisodeQuery{Signature: sigMissing, Limit: 10})); got != "s3 s3 s2" && got != "s3 s2 s3" && got != "s2 s3 s3" {
+		t.Errorf("after s2 and s3 in one call: %q, want s2's one and s3's two", got)
 	}
 }
 
