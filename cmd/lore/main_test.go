@@ -80,10 +80,20 @@ func TestVersion(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "lore ") {
 		t.Fatalf("lore version: %+v", r)
 	}
+	line := r.stdout
 	r = runLore(t, "", "version", "--json")
 	var v map[string]string
 	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil || v["version"] == "" {
 		t.Fatalf("lore version --json: %q (%v)", r.stdout, err)
+	}
+	if _, ok := v["commit"]; !ok {
+		t.Errorf("lore version --json has no commit: %q", r.stdout)
+	}
+	// As in gh and git.
+	for _, flag := range []string{"--version", "-v"} {
+		if r := runLore(t, "", flag); r.code != 0 || r.stdout != line {
+			t.Errorf("lore %s: exit %d, %q; want lore version's %q", flag, r.code, r.stdout, line)
+		}
 	}
 }
 

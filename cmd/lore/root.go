@@ -93,6 +93,10 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 			HiddenDefaultCmd: true,
 		},
 	}
+	// lore --version and lore -v, as in gh and git: the line lore version
+	// prints.
+	root.Version = versionString()
+	root.SetVersionTemplate(versionLine())
 	root.SetOut(fac.IO.Out)
 	root.SetErr(fac.IO.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
