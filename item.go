@@ -1,6 +1,7 @@
 package lore
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -207,7 +208,15 @@ func (it Item) MarshalJSON() ([]byte, error) {
 	if j.Related == nil {
 		j.Related = []string{}
 	}
-	return json.Marshal(j)
+	// <, > and & as they are: items are read by programs and people, and
+	// put into no web page as JSON.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; absent fields stay zero.

@@ -200,7 +200,7 @@ func addRun(ctx context.Context, opts *addOptions) error {
 		return err
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, it, jsonEscapeHTML); err != nil {
+		if err := writeJSON(opts.IO.Out, it); err != nil {
 			return err
 		}
 	} else {

@@ -66,7 +66,7 @@ func dashboardRun(ctx context.Context, opts *dashboardOptions) error {
 	js := filepath.Join(opts.Out, measure.DashboardJSON)
 	page := filepath.Join(opts.Out, measure.DashboardHTML)
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, map[string]string{"markdown": md, "json": js, "html": page}, jsonEscapeHTML)
+		return writeJSON(opts.IO.Out, map[string]string{"markdown": md, "json": js, "html": page})
 	}
 	fmt.Fprintf(opts.IO.Out, "%s\n%s\n%s\n", md, js, page)
 	return nil

@@ -80,7 +80,7 @@ func editRun(ctx context.Context, opts *editOptions) error {
 		return storeError(err)
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, it, jsonEscapeHTML); err != nil {
+		if err := writeJSON(opts.IO.Out, it); err != nil {
 			return err
 		}
 	} else {

@@ -71,7 +71,7 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, map[string]any{"dir": opts.Dir, "items": st.Items, "files": st.Files, "removed": st.Removed}, jsonEscapeHTML)
+		return writeJSON(opts.IO.Out, map[string]any{"dir": opts.Dir, "items": st.Items, "files": st.Files, "removed": st.Removed})
 	}
 	fmt.Fprintf(opts.IO.Out, "Exported %d items to %s (%d files", st.Items, opts.Dir, len(st.Files))
 	if len(st.Removed) > 0 {

@@ -119,5 +119,5 @@ func forgetRun(ctx context.Context, opts *forgetOptions) error {
 			return nil
 		}
 	}
-	return writeJSON(opts.IO.Out, report, jsonEscapeHTML)
+	return writeJSON(opts.IO.Out, report)
 }

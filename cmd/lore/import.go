@@ -98,7 +98,7 @@ func importRun(ctx context.Context, opts *importOptions) error {
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, map[string]any{"path": opts.Path, "items": len(res),
 			"created": counts[lore.Created], "merged": counts[lore.Merged], "unchanged": counts[lore.Unchanged],
-			"refused": len(sc.Refused), "held": sc.Held}, jsonEscapeHTML)
+			"refused": len(sc.Refused), "held": sc.Held})
 	}
 	fmt.Fprintf(opts.IO.Out, "Imported %d items from %s: %d new, %d merged, %d unchanged.\n",
 		len(res), opts.Path, counts[lore.Created], counts[lore.Merged], counts[lore.Unchanged])

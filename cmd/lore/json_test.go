@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -13,9 +14,7 @@ func TestWriteJSON(t *testing.T) {
 		want string
 	}{
 		{"default", nil, `{"n":[1],"text":"a < b && c > d"}` + "\n"},
-		{"escaped", []jsonOption{jsonEscapeHTML}, `{"n":[1],"text":"a \u003c b \u0026\u0026 c \u003e d"}` + "\n"},
 		{"indented", []jsonOption{jsonIndent}, "{\n  \"n\": [\n    1\n  ],\n  \"text\": \"a < b && c > d\"\n}\n"},
-		{"both", []jsonOption{jsonIndent, jsonEscapeHTML}, "{\n  \"n\": [\n    1\n  ],\n  \"text\": \"a \\u003c b \\u0026\\u0026 c \\u003e d\"\n}\n"},
 	} {
 		var b bytes.Buffer
 		if err := writeJSON(&b, v, tt.opts...); err != nil || b.String() != tt.want {
@@ -24,5 +23,26 @@ func TestWriteJSON(t *testing.T) {
 	}
 	if err := writeJSON(new(bytes.Buffer), func() {}); err == nil {
 		t.Error("a value JSON cannot hold gave no error")
+	}
+}
+
+// TestJSONNotEscaped: no command's --json writes <, > and & as \u003c,
+// \u003e and \u0026: its readers are programs and people.
+func TestJSONNotEscaped(t *testing.T) {
+	home := t.TempDir()
+	text := "`make lint && make test` runs <all> the checks."
+	for _, args := range [][]string{
+		{"add", text, "--category", "fact", "--repo", "acme/api", "--json"},
+		{"list", "--json"},
+		{"search", "make lint", "--json"},
+		{"version", "--json"},
+	} {
+		r := runLore(t, home, args...)
+		if r.code != 0 || strings.Contains(r.stdout, `\u00`) {
+			t.Errorf("lore %v: exit %d, %q", args, r.code, r.stdout)
+		}
+		if args[0] != "version" && !strings.Contains(r.stdout, "&& make test` runs <all>") {
+			t.Errorf("lore %v: %q does not hold the text as it is", args, r.stdout)
+		}
 	}
 }

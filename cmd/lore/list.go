@@ -131,7 +131,7 @@ func listRun(ctx context.Context, opts *listOptions) error {
 	out := opts.IO.Out
 	if opts.JSON {
 		for _, it := range items {
-			if err := writeJSON(out, it, jsonEscapeHTML); err != nil {
+			if err := writeJSON(out, it); err != nil {
 				return err
 			}
 		}

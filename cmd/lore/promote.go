@@ -76,7 +76,7 @@ func promoteRun(ctx context.Context, opts *promoteOptions) error {
 		return storeError(err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, it, jsonEscapeHTML)
+		return writeJSON(opts.IO.Out, it)
 	}
 	fmt.Fprintln(opts.IO.Out, it.ID)
 	if was == lore.StatusActive {

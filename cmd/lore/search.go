@@ -107,7 +107,7 @@ func searchRun(ctx context.Context, opts *searchOptions) error {
 	out := opts.IO.Out
 	if opts.JSON {
 		for _, h := range hits {
-			if err := writeJSON(out, h.Item, jsonEscapeHTML); err != nil {
+			if err := writeJSON(out, h.Item); err != nil {
 				return err
 			}
 		}

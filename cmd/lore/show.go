@@ -62,7 +62,7 @@ func showRun(ctx context.Context, opts *showOptions) error {
 		return storeError(err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, it, jsonIndent, jsonEscapeHTML)
+		return writeJSON(opts.IO.Out, it, jsonIndent)
 	}
 	return printItem(ctx, opts.IO.Out, s, it)
 }

@@ -77,7 +77,7 @@ func newVersionCmd(fac *factory) *cobra.Command {
 				return writeJSON(fac.IO.Out, map[string]string{
 					"version": versionString(), "commit": rev, "go": runtime.Version(),
 					"os": runtime.GOOS, "arch": runtime.GOARCH,
-				}, jsonEscapeHTML)
+				})
 			}
 			fmt.Fprint(fac.IO.Out, versionLine())
 			return nil
