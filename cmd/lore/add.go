@@ -56,7 +56,12 @@ Prints the item's id; with --json, the stored item.
 		Example: `  lore add "Pushing to main returns HTTP 405: open a pull request" --category pitfall --repo acme/api
   lore add "apply_patch needs exact context lines" --category tool-quirk --agent codex --confidence 0.9
   lore add "CI runners are being migrated" --category fact --expires 14d --tag ci`,
-		Args: exactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef(`lore add needs the item's text: lore add "…" --category fact`)
+			}
+			return exactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Item.Text = args[0]
 			if strings.TrimSpace(opts.Item.Text) == "" {

@@ -34,7 +34,7 @@ var errSilent = errors.New("")
 func run(ctx context.Context, fac *factory, args []string) int {
 	root := newRootCmd(fac)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -52,7 +52,8 @@ func run(ctx context.Context, fac *factory, args []string) int {
 	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintln(fac.IO.ErrOut, "Run 'lore --help' for usage.")
+		// The help of the command that was given: what to type is there.
+		fmt.Fprintf(fac.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
 	}
 	if ctx.Err() != nil {
@@ -133,7 +134,9 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usagef("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))
+			// Say what to type: the command's own line (lore show ID).
+			return usagef("%s takes %d argument(s), got %d: %s", cmd.CommandPath(), n, len(args),
+				strings.TrimSuffix(cmd.UseLine(), " [flags]"))
 		}
 		return nil
 	}

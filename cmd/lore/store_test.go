@@ -265,7 +265,8 @@ func TestStoreUsageErrors(t *testing.T) {
 		{[]string{"forget", id, "--session", "s1"}, "not both"},
 		{[]string{"forget"}, "one item ID, or --session"},
 		{[]string{"forget", "--session", "s1", "--purge"}, "--purge applies to an item ID"},
-		{[]string{"show"}, "takes 1 argument(s), got 0"},
+		{[]string{"add"}, `lore add needs the item's text: lore add "…" --category fact`},
+		{[]string{"show"}, "takes 1 argument(s), got 0: lore show ID"},
 		{[]string{"show", "xyz!"}, "not an item id"},
 		{[]string{"export"}, "takes 1 argument(s), got 0"},
 		{[]string{"import", "a", "b"}, "takes 1 argument(s), got 2"},
@@ -274,7 +275,7 @@ func TestStoreUsageErrors(t *testing.T) {
 		r := s.lore(tt.args...)
 		lines := strings.Split(strings.TrimSuffix(r.err, "\n"), "\n")
 		if r.code != 2 || !strings.HasPrefix(lines[0], "lore: ") || !strings.Contains(lines[0], tt.want) ||
-			len(lines) != 2 || lines[1] != "Run 'lore --help' for usage." {
+			len(lines) != 2 || lines[1] != "Run 'lore "+tt.args[0]+" --help' for usage." {
 			t.Errorf("lore %q: exit %d, stderr %q; want exit 2 and %q", tt.args, r.code, r.err, tt.want)
 		}
 	}
