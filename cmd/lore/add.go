@@ -115,7 +115,7 @@ func (o *addOptions) parse() error {
 	if c := o.Item.Confidence; c < 0 || c > 1 || c != c {
 		return usagef("--confidence %v: want a number from 0 to 1", c)
 	}
-	if err := checkAgent(o.Item.Agent); err != nil {
+	if err := checkAgent(&o.Item.Agent); err != nil {
 		return err
 	}
 	if strings.ContainsAny(o.Item.Repo, " \t\n") {

@@ -122,7 +122,7 @@ lore measure can compare the sessions with notes and those without.
 			if _, err := tokens.Loader(opts.Tokenizer); err != nil {
 				return usageError{err}
 			}
-			if err := checkAgent(opts.Agent); err != nil {
+			if err := checkAgent(&opts.Agent); err != nil {
 				return err
 			}
 			if runF != nil {

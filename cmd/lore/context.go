@@ -103,7 +103,7 @@ With no store yet, the block says there are no notes. ` + repoScopeHelp + `
 			if opts.Budget <= 0 {
 				return usagef("--budget must be positive")
 			}
-			if err := checkAgent(opts.Agent); err != nil {
+			if err := checkAgent(&opts.Agent); err != nil {
 				return err
 			}
 			if strings.ContainsAny(opts.Repo, " \t\n") {

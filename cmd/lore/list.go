@@ -50,7 +50,7 @@ func (o *itemFlags) filter(f *lore.Filter) error {
 		}
 		f.Category = c
 	}
-	if err := checkAgent(o.Agent); err != nil {
+	if err := checkAgent(&o.Agent); err != nil {
 		return err
 	}
 	f.Repo, f.Agent = o.Repo, o.Agent

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/transcript"
@@ -391,5 +392,39 @@ func TestShowRedactsSecrets(t *testing.T) {
 		if !strings.Contains(raw.stdout, sec) {
 			t.Errorf("--raw hides %s", sec)
 		}
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	day, _ := time.ParseInLocation("2006-01-02", "2026-01-01", time.Local)
+	for in, want := range map[string]time.Time{
+		"2026-01-01":           day,
+		"2026-05-01T09:00:00Z": time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC),
+		"12h":                  now.Add(-12 * time.Hour),
+		"7d":                   now.AddDate(0, 0, -7),
+		"2w":                   now.AddDate(0, 0, -14),
+	} {
+		if got, err := parseSince(in, now); err != nil || !got.Equal(want) {
+			t.Errorf("parseSince(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"last week", "7", "d", "-3d", "7y", "2026-13-01"} {
+		if _, err := parseSince(bad, now); err == nil {
+			t.Errorf("parseSince(%q): no error", bad)
+		}
+	}
+}
+
+// TestAgentAlias: claude is accepted wherever claude-code is.
+func TestAgentAlias(t *testing.T) {
+	dir := fixtures(t)
+	a := runLore(t, "", "sessions", dir, "--agent", "claude", "--json")
+	b := runLore(t, "", "sessions", dir, "--agent", "claude-code", "--json")
+	if a.code != 0 || a.stdout == "" || a.stdout != b.stdout {
+		t.Errorf("--agent claude: exit %d, %d bytes; --agent claude-code gives %d bytes", a.code, len(a.stdout), len(b.stdout))
+	}
+	if r := runLore(t, "", "sessions", dir, "--since", "10000d", "--json"); r.code != 0 || r.stdout == "" {
+		t.Errorf("--since 10000d: exit %d, %q", r.code, r.err)
 	}
 }

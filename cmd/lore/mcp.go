@@ -67,7 +67,7 @@ Give the full path of the lore binary if the agent's PATH does not hold it.
   lore mcp --store ~/work/team-lore.db --agent codex`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkAgent(opts.Agent); err != nil {
+			if err := checkAgent(&opts.Agent); err != nil {
 				return err
 			}
 			if runF != nil {

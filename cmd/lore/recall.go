@@ -76,7 +76,7 @@ install gemini installs --after-tool for Gemini CLI's shell tool.
 			if opts.BeforeTool == opts.AfterTool {
 				return usagef("give one of --before-tool and --after-tool")
 			}
-			if err := checkAgent(opts.Agent); err != nil {
+			if err := checkAgent(&opts.Agent); err != nil {
 				return err
 			}
 			if _, err := holdoutShare(cmd, opts.Env, &opts.Holdout); err != nil {

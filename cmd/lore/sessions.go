@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -37,26 +38,33 @@ type filterOptions struct {
 func (f *filterOptions) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.Agent, "agent", "", "only sessions of this agent ("+strings.Join(lore.Agents, ", ")+")")
 	cmd.Flags().StringVar(&f.Repo, "repo", "", "only sessions of this repository: "+repoFilterFlag)
-	cmd.Flags().StringVar(&f.Since, "since", "", "only sessions active on or after this day (YYYY-MM-DD, local time)")
+	cmd.Flags().StringVar(&f.Since, "since", "", "only sessions active since then: a day (2026-01-01, local time) or a span back from now (7d, 12h, 2w)")
 }
 
 // checkAgent is a usage error unless a is empty or an agent lore knows.
-func checkAgent(a string) error {
-	if a != "" && !slices.Contains(lore.Agents, a) {
-		return usagef("unknown agent %q; known agents: %s", a, strings.Join(lore.Agents, ", "))
+func checkAgent(a *string) error {
+	if alias, ok := agentAliases[*a]; ok {
+		*a = alias
+	}
+	if *a != "" && !slices.Contains(lore.Agents, *a) {
+		return usagef("unknown agent %q; known agents: %s", *a, strings.Join(lore.Agents, ", "))
 	}
 	return nil
 }
 
+// agentAliases are the names people type for an agent whose name in lore
+// is longer: claude for claude-code, gemini for gemini-cli.
+var agentAliases = map[string]string{"claude": lore.AgentClaudeCode, "gemini": lore.AgentGeminiCLI, "copilot": "copilot-cli"}
+
 // check validates the filter flags.
 func (f *filterOptions) check() error {
-	if err := checkAgent(f.Agent); err != nil {
+	if err := checkAgent(&f.Agent); err != nil {
 		return err
 	}
 	if f.Since != "" {
-		t, err := time.ParseInLocation("2006-01-02", f.Since, time.Local)
+		t, err := parseSince(f.Since, time.Now())
 		if err != nil {
-			return usagef("--since %q: want a day as YYYY-MM-DD", f.Since)
+			return err
 		}
 		f.since = t
 	}
@@ -369,4 +377,29 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// parseSince reads a --since: a day (2026-01-01, from its start in local
+// time), a time (2026-01-01T09:00:00Z), or a span back from now: a number
+// and h (hours), d (days) or w (weeks): 12h, 7d, 2w.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if n := len(s); n >= 2 {
+		if k, err := strconv.Atoi(s[:n-1]); err == nil && k >= 0 {
+			switch s[n-1] {
+			case 'h':
+				return now.Add(-time.Duration(k) * time.Hour), nil
+			case 'd':
+				return now.AddDate(0, 0, -k), nil
+			case 'w':
+				return now.AddDate(0, 0, -7*k), nil
+			}
+		}
+	}
+	return time.Time{}, usagef("--since %q: want a day (2026-01-01) or a span back from now (7d, 12h, 2w)", s)
 }
