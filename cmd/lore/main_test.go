@@ -428,3 +428,33 @@ func TestAgentAlias(t *testing.T) {
 		t.Errorf("--since 10000d: exit %d, %q", r.code, r.err)
 	}
 }
+
+// TestHelpGroupsAndCompletion: lore --help lists the commands in groups,
+// completion among them; completion completes the values of --agent,
+// --category and --status.
+func TestHelpGroupsAndCompletion(t *testing.T) {
+	r := runLore(t, "", "--help")
+	for _, want := range []string{"Read what agents left behind:", "Hand it to agents:\n  boot", "completion"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("lore --help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "Additional Commands") {
+		t.Errorf("a command is in no group:\n%s", r.stdout)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "sessions", "--agent", ""}, "claude-code\n"},
+		{[]string{"__complete", "list", "--status", ""}, "candidate\n"},
+		{[]string{"__complete", "search", "x", "--category", ""}, "tool-quirk\n"},
+	} {
+		if r := runLore(t, "", tt.args...); r.code != 0 || !strings.Contains(r.stdout, tt.want) {
+			t.Errorf("lore %v: exit %d, %q", tt.args, r.code, r.stdout)
+		}
+	}
+	if r := runLore(t, "", "completion", "bash"); r.code != 0 || !strings.Contains(r.stdout, "bash completion") {
+		t.Errorf("lore completion bash: exit %d", r.code)
+	}
+}

@@ -78,7 +78,7 @@ func TestList(t *testing.T) {
 	if r := s.lore("list", "docker"); !strings.Contains(r.err, "lore search docker") {
 		t.Errorf("lore list WORD does not point to search: %q", r.err)
 	}
-	if r := runLore(t, "", "lsit"); r.code != 2 || !strings.Contains(r.err, "Did you mean this?\n\tlist") {
+	if r := runLore(t, "", "lsit"); r.code != 2 || !strings.Contains(r.err, "Did you mean this?\n") || !strings.Contains(r.err, "\tlist\n") {
 		t.Errorf("lore lsit: exit %d, %q; want a suggestion", r.code, r.err)
 	}
 }

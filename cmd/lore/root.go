@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lorehq/lore"
 	"github.com/spf13/cobra"
 )
 
@@ -90,9 +91,7 @@ Start with lore tour: the whole loop on built-in example sessions.
 Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		CompletionOptions: cobra.CompletionOptions{
-			HiddenDefaultCmd: true,
-		},
+		// lore completion bash|zsh|fish|powershell: listed in the help.
 	}
 	// lore --version and lore -v, as in gh and git: the line lore version
 	// prints.
@@ -126,7 +125,64 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newContextCmd(fac, nil),
 		newPruneCmd(fac, nil),
 	)
+	groupCommands(root)
+	completeFlagValues(root)
 	return root
+}
+
+// The groups lore --help lists its commands in, in this order.
+var commandGroups = []struct {
+	id, title string
+	names     []string
+}{
+	{"read", "Read what agents left behind:", []string{"sessions", "sample", "tour"}},
+	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
+		"search", "show", "export", "import"}},
+	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp"}},
+	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "measure", "dashboard", "prune", "version",
+		"completion", "help"}},
+}
+
+// groupCommands puts root's commands in commandGroups; one not named
+// there stays in cobra's "Additional Commands".
+func groupCommands(root *cobra.Command) {
+	group := map[string]string{}
+	for _, g := range commandGroups {
+		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
+		for _, n := range g.names {
+			group[n] = g.id
+		}
+	}
+	for _, c := range root.Commands() {
+		c.GroupID = group[c.Name()]
+	}
+	root.SetHelpCommandGroupID(group["help"])
+	root.SetCompletionCommandGroupID(group["completion"])
+}
+
+// completeFlagValues lets shell completion (lore completion bash|zsh|fish|
+// powershell) complete the values of every --agent, --category and
+// --status flag.
+func completeFlagValues(root *cobra.Command) {
+	values := map[string][]string{"agent": lore.Agents}
+	for _, c := range lore.Categories {
+		values["category"] = append(values["category"], string(c))
+	}
+	for _, st := range lore.Statuses {
+		values["status"] = append(values["status"], string(st))
+	}
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		for name, vs := range values {
+			if c.LocalFlags().Lookup(name) != nil {
+				c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(vs, cobra.ShellCompDirectiveNoFileComp))
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }
 
 // exactArgs, maxArgs and rangeArgs are cobra's argument checks with
