@@ -245,7 +245,23 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 		return writeJSON(out, sum)
 	}
 	writeHarvestSummary(errOut, sum, opts.DryRun)
+	if !opts.DryRun {
+		if p, err := opts.storePath(opts.Env); err == nil {
+			fmt.Fprintf(errOut, "the store: %s\n%s\n", p, harvestNext(sum))
+		}
+	}
 	return nil
+}
+
+// harvestNext is the step to take after a harvest.
+func harvestNext(s harvest.Summary) string {
+	switch {
+	case s.ItemsNew+s.ItemsMerged == 0:
+		return "next: nothing new was learned; lore sessions lists what lore finds, lore list what it knows"
+	case s.ItemsHeld > 0 || s.ItemsNew > 0:
+		return "next: lore list shows what was learned, lore review goes through the candidates, lore boot --cwd . shows what a session here starts with"
+	}
+	return "next: lore boot --cwd . shows what a session here starts with"
 }
 
 // pathsThere fails, naming each on w, when no path of paths is there;

@@ -70,6 +70,10 @@ func TestHarvestJSONAndAgain(t *testing.T) {
 	if r.code != 0 || r.stdout != "" || !strings.Contains(r.err, "sessions:") {
 		t.Errorf("summary: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.err)
 	}
+	// It ends with where the store is and the next step.
+	if !strings.Contains(r.err, "the store: "+store+"\nnext: ") {
+		t.Errorf("summary: %q; want the store's path and the next step at its end", r.err)
+	}
 	// --rebuild harvests every session again, saying what it took back.
 	r = runLore(t, "", "harvest", dir, "--store", store, "--rebuild", "--json")
 	var again map[string]any
