@@ -280,6 +280,14 @@ func TestHarvestFromHook(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The log says when the run started and for which session.
+	log, _ := os.ReadFile(filepath.Join(filepath.Dir(store), "hook-harvest.log"))
+	first, _, _ := strings.Cut(string(log), "\n")
+	if at, rest, _ := strings.Cut(first, " "); !strings.HasPrefix(rest, "session claude-code:") {
+		t.Errorf("the log's first line %q: want a time and the session", first)
+	} else if _, err := time.Parse(time.RFC3339, at); err != nil {
+		t.Errorf("the log's first line %q: %v", first, err)
+	}
 	// Under LORE_HARVEST, nothing starts.
 	started = nil
 	r = runIn(t, testEnv(t.TempDir(), map[string]string{"LORE_HARVEST": "1"}), in, startTestBinary, "harvest", "--from-hook", "--store", store)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
@@ -58,6 +60,13 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 		return err
 	}
 	defer log.Close()
+	// Each run starts with a line saying when, for which session, what:
+	// the harvest's own lines follow it.
+	session := in.SessionID
+	if session != "" {
+		session = "claude-code:" + session
+	}
+	fmt.Fprintf(log, "%s session %s: lore harvest %s\n", time.Now().UTC().Format(time.RFC3339), cmp.Or(session, "(none)"), in.TranscriptPath)
 	cmd.Stdout, cmd.Stderr = log, log
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
