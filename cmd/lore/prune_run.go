@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/prune"
 	"github.com/lorehq/lore/prune/archive"
@@ -115,7 +117,13 @@ func writeMoves(w io.Writer, r prune.Result, verb string) {
 func writePruned(w io.Writer, r prune.Result) {
 	fmt.Fprintf(w, "pruned %s in %.1f s\n", r.DB, r.Seconds)
 	if r.Backup != "" {
-		fmt.Fprintf(w, "backup        %s\n", r.Backup)
+		size := ""
+		if fi, err := os.Stat(r.Backup); err == nil {
+			size = " (" + humanBytes(fi.Size()) + ")"
+		}
+		// The backup stays until the user has seen the prune through.
+		fmt.Fprintf(w, "backup        %s%s is still there: once the agent runs well on the pruned database, rm %s\n",
+			r.Backup, size, claudehook.ShellQuote(r.Backup))
 	}
 	fmt.Fprintf(w, "closed        %s leaked sessions\n", count(r.Leaked))
 	writeMoves(w, r, "archived")

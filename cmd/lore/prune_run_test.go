@@ -145,6 +145,11 @@ func TestPruneAsUserTypesIt(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "pruned "+path) || !strings.Contains(r.stdout, "archived      1 sessions") {
 		t.Errorf("second prune: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.err)
 	}
+	// It says the backup is still there, how big, and how to remove it.
+	if backup := filepath.Join(dir, "state-backup.db"); !strings.Contains(r.stdout, "backup        "+backup+" (") ||
+		!strings.Contains(r.stdout, "is still there") || !strings.Contains(r.stdout, "rm "+backup) {
+		t.Errorf("second prune does not say what to do with the backup: %q", r.stdout)
+	}
 	for _, f := range []string{"state-archive.db", "state-backup.db"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Errorf("%s: %v, want mode 0600", f, err)
