@@ -428,8 +428,8 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 		sum.ItemsDropped += found.Dropped
 	})
 	switch {
-	case err != nil && errors.Is(err, llm.ErrAuth):
-		h.halt(err) // every session would meet the same refusal
+	case err != nil && (errors.Is(err, llm.ErrAuth) || errors.Is(err, llm.ErrUnreachable)):
+		h.halt(err) // every session would meet the same refusal, or no server
 		return harvested{}, false
 	case err != nil:
 		if ctx.Err() == nil {

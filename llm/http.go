@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -102,6 +105,9 @@ func (a *api) try(ctx context.Context, url string, header http.Header, body []by
 		if ctx.Err() != nil {
 			return false, 0, fmt.Errorf("%s: %w", a.name, context.Cause(ctx))
 		}
+		if unreachable(err) {
+			return false, 0, fmt.Errorf("%s: %s: %w (%v)", a.name, url, ErrUnreachable, err)
+		}
 		return true, 0, fmt.Errorf("%s: %w", a.name, err)
 	}
 	if resp.StatusCode/100 == 2 {
@@ -192,4 +198,15 @@ func backoff(attempt int) time.Duration {
 		d = min(firstDelay<<attempt, maxDelay)
 	}
 	return d/2 + rand.N(d/2)
+}
+
+// unreachable reports whether a request's error says no server is there
+// to ask: the connection refused, the host's name unknown. A timeout or a
+// reset connection may pass, and is retried.
+func unreachable(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns) && dns.IsNotFound
 }

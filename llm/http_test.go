@@ -1,6 +1,9 @@
 package llm
 
 import (
+	"context"
+	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,4 +101,26 @@ func FuzzRetryAfter(f *testing.F) {
 			t.Fatalf("retryAfter(%q, %q) = %v", after, reset, d)
 		}
 	})
+}
+
+// TestUnreachableNotRetried: a server that refuses the connection, or a
+// host whose name is not known, is not asked again: the error says so
+// (ErrUnreachable) and names the URL, after one attempt.
+func TestUnreachableNotRetried(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	slept := 0
+	c, err := New("openai:http://"+addr+"/v1", Options{Model: "m", MaxRetries: 5,
+		Sleep: func(context.Context, time.Duration) error { slept++; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Complete(context.Background(), Request{Prompt: "hi"})
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "http://"+addr+"/v1/chat/completions") || slept != 0 {
+		t.Errorf("error %v after %d waits; want ErrUnreachable naming the URL, at once", err, slept)
+	}
 }

@@ -47,6 +47,11 @@ type Response struct {
 // other request would be refused too.
 var ErrAuth = errors.New("the API refused the key")
 
+// ErrUnreachable is in the error of a request no server answered: the
+// connection was refused, or the host's name is not known. Retrying does
+// not help, and every other request would meet the same.
+var ErrUnreachable = errors.New("no server answers there")
+
 // Client completes prompts.
 type Client interface {
 	Complete(ctx context.Context, req Request) (Response, error)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -193,5 +194,22 @@ func TestHarvestUnusableAnswersNamed(t *testing.T) {
 		if strings.Contains(r.err, "unchanged or lore's own") && !strings.Contains(r.err, " 0 unchanged") {
 			t.Errorf("run %d skipped sessions it never harvested:\n%s", run+1, r.err)
 		}
+	}
+}
+
+// TestHarvestLLMUnreachable: with no server where --llm points, harvest
+// stops at the first request, exit 1, one line naming the URL, and
+// records nothing (the next run asks again).
+func TestHarvestLLMUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	store := filepath.Join(t.TempDir(), "lore.db")
+	r := runLore(t, "", "harvest", fixtures(t), "--llm", "openai:http://"+addr+"/v1", "--model", "m", "--store", store, "--json")
+	if r.code != 1 || !strings.Contains(r.err, "http://"+addr+"/v1") || strings.Count(r.err, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit 1 and one line naming the URL", r.code, r.err)
 	}
 }
