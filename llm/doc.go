@@ -20,6 +20,7 @@
 // carry one, unless LORE_LLM_ALLOW_HTTP=1 or Options.AllowHTTP says the
 // network is trusted.
 //
-// The HTTP clients retry rate limits, overloads and network errors; a
-// command is run once. Every client is safe for concurrent use.
+// The HTTP clients retry rate limits, overloads and network errors, but
+// not a server that is not there (a refused connection, an unknown host:
+// ErrUnreachable); a command is run once. Every client is safe for concurrent use.
 package llm

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -325,13 +326,27 @@ func TestOpenAIRetries(t *testing.T) {
 	}
 }
 
+// TestOpenAIRetriesNetworkErrors: a connection the server drops before
+// answering is retried (a refused one is not: TestUnreachableNotRetried).
 func TestOpenAIRetriesNetworkErrors(t *testing.T) {
-	srv := httptest.NewServer(http.NotFoundHandler())
-	url := srv.URL
-	srv.Close() // nothing listens there now
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close() // dropped before any answer
+		}
+	}()
+	url := "http://" + ln.Addr().String()
 	var s sleeps
 	c := newTestClient(t, "openai:"+url, Options{Model: "m", MaxRetries: 2, Sleep: s.sleep})
-	_, err := c.Complete(context.Background(), Request{Prompt: "p"})
+	_, err = c.Complete(context.Background(), Request{Prompt: "p"})
 	if err == nil || !strings.HasPrefix(err.Error(), "openai: Post ") || !strings.HasSuffix(err.Error(), "(gave up after 3 attempts)") {
 		t.Errorf("err = %v", err)
 	}
