@@ -471,3 +471,17 @@ func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
+
+// CopyTo writes a copy of the store to path, a file that must not exist
+// yet (VACUUM INTO: one read transaction, consistent whatever writes go
+// on), readable by its owner only. harvest --dry-run harvests into such a
+// copy, to count what a real run would merge.
+func (s *Store) CopyTo(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("copy the store to %s: the file exists", path)
+	}
+	if _, err := s.db.ExecContext(ctx, "VACUUM INTO ?", path); err != nil {
+		return fmt.Errorf("copy the store to %s: %w", path, err)
+	}
+	return os.Chmod(path, 0o600)
+}

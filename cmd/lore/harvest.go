@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -212,7 +213,9 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 		}
 	}
 	bar := newHarvestProgress(opts.IO, len(pool))
-	hopts := harvest.Options{Store: st, Extractor: ex, Workers: opts.Workers, DryRun: opts.DryRun, Progress: bar.update, Listing: listing}
+	// A dry run stores into the copy openForHarvest made: what it counts
+	// is what a real run would do.
+	hopts := harvest.Options{Store: st, Extractor: ex, Workers: opts.Workers, Progress: bar.update, Listing: listing}
 	if opts.DryRun && !opts.JSON {
 		hopts.Found = func(s *lore.Session, items []lore.Item) {
 			for _, it := range items {
@@ -288,10 +291,49 @@ func pathsThere(w io.Writer, paths []string) error {
 	return fmt.Errorf("no session could be read in %v", paths)
 }
 
-// openForHarvest opens the store. A dry run never creates one: with no
-// store yet, it reads an empty one that is thrown away.
+// openForHarvest opens the store. A dry run never changes or creates one:
+// it harvests into a copy of the store (an empty one with no store yet)
+// that is thrown away, so that what it counts, merges included, is what a
+// real run would store.
 func (opts *harvestOptions) openForHarvest(ctx context.Context) (lore.Store, error) {
-	return opts.openOrEmpty(ctx, opts.Env, opts.DryRun)
+	if !opts.DryRun {
+		return opts.open(ctx, opts.Env, false)
+	}
+	p, err := opts.storePath(opts.Env)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return opts.tempStore(ctx, "lore-dry-run-")
+	}
+	// VACUUM INTO needs a connection that may write (it writes the
+	// copy); the store itself is only read.
+	st, err := opts.open(ctx, opts.Env, true)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	c, ok := st.(interface {
+		CopyTo(ctx context.Context, path string) error
+	})
+	if !ok {
+		return opts.tempStore(ctx, "lore-dry-run-") // a store that cannot be copied: counted against none
+	}
+	dir, err := os.MkdirTemp("", "lore-dry-run-")
+	if err != nil {
+		return nil, err
+	}
+	copied := filepath.Join(dir, "lore.db")
+	if err := c.CopyTo(ctx, copied); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	cp, err := opts.openStore(ctx, copied, false)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return removeOnClose{cp, dir}, nil
 }
 
 // openOrEmpty opens the store; when readOnly and there is no store yet,

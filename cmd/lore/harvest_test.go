@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net"
@@ -211,5 +213,61 @@ func TestHarvestLLMUnreachable(t *testing.T) {
 	r := runLore(t, "", "harvest", fixtures(t), "--llm", "openai:http://"+addr+"/v1", "--model", "m", "--store", store, "--json")
 	if r.code != 1 || !strings.Contains(r.err, "http://"+addr+"/v1") || strings.Count(r.err, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want exit 1 and one line naming the URL", r.code, r.err)
+	}
+}
+
+// TestHarvestDryRunCountsMerges: a dry run on a store counts what a real
+// run would do, merges into the store's items included, and leaves the
+// store as it was.
+func TestHarvestDryRunCountsMerges(t *testing.T) {
+	base := t.TempDir()
+	session := func(name, id string) string {
+		dir := filepath.Join(base, name)
+		os.MkdirAll(dir, 0o755)
+		line := func(i int, typ string, msg any) string {
+			b, _ := json.Marshal(map[string]any{"type": typ, "uuid": fmt.Sprint(id, i), "sessionId": id, "cwd": "/home/dev/api",
+				"timestamp": fmt.Sprintf("2026-09-03T10:00:%02d.000Z", i), "message": msg})
+			return string(b)
+		}
+		call := func(cid, cmd string) map[string]any {
+			return map[string]any{"id": "msg_" + cid, "role": "assistant", "model": "claude-sonnet-4", "content": []any{
+				map[string]any{"type": "tool_use", "id": cid, "name": "Bash", "input": map[string]any{"command": cmd}}}}
+		}
+		result := func(cid, out string, failed bool) map[string]any {
+			return map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": cid, "content": out, "is_error": failed}}}
+		}
+		lines := []string{
+			line(1, "user", map[string]any{"role": "user", "content": "Push the fix."}),
+			line(2, "assistant", call(id+"1", "git push origin main")),
+			line(3, "user", result(id+"1", "Exit code 1\nremote: error: GH006: Protected branch update failed for refs/heads/main.", true)),
+			line(4, "assistant", call(id+"2", "git push -u origin fix")),
+			line(5, "user", result(id+"2", "branch 'fix' set up to track 'origin/fix'.", false)),
+		}
+		p := filepath.Join(dir, id+".jsonl")
+		os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+		return p
+	}
+	first, second := session("a", "11111111-0000-4000-8000-000000000001"), session("b", "22222222-0000-4000-8000-000000000002")
+	store := filepath.Join(t.TempDir(), "lore.db")
+	if r := runLore(t, "", "harvest", first, "--store", store); r.code != 0 {
+		t.Fatalf("harvest: %s", r.err)
+	}
+	before, _ := os.ReadFile(store)
+	count := func(args ...string) map[string]any {
+		r := runLore(t, "", append([]string{"harvest", second, "--store", store, "--json"}, args...)...)
+		var sum map[string]any
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
+			t.Fatalf("harvest %v: exit %d, %q %q", args, r.code, r.stdout, r.err)
+		}
+		return sum
+	}
+	dry := count("--dry-run")
+	if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
+		t.Error("the dry run changed the store")
+	}
+	real := count()
+	if dry["items_merged"] != real["items_merged"] || dry["items_new"] != real["items_new"] || real["items_merged"] == 0.0 {
+		t.Errorf("dry run %v new, %v merged; the real run %v new, %v merged (want the same, and a merge)",
+			dry["items_new"], dry["items_merged"], real["items_new"], real["items_merged"])
 	}
 }
