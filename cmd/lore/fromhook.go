@@ -66,7 +66,9 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 	if session != "" {
 		session = "claude-code:" + session
 	}
-	fmt.Fprintf(log, "%s session %s: lore harvest %s\n", time.Now().UTC().Format(time.RFC3339), cmp.Or(session, "(none)"), in.TranscriptPath)
+	// A path can hold a token: it goes to the log redacted, as all else.
+	fmt.Fprintf(log, "%s session %s: lore harvest %s\n", time.Now().UTC().Format(time.RFC3339), cmp.Or(session, "(none)"),
+		secrets.String(in.TranscriptPath))
 	cmd.Stdout, cmd.Stderr = log, log
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
