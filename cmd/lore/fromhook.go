@@ -67,7 +67,7 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 		session = "claude-code:" + session
 	}
 	// A path can hold a token: it goes to the log redacted, as all else.
-	fmt.Fprintf(log, "%s session %s: lore harvest %s\n", time.Now().UTC().Format(time.RFC3339), cmp.Or(session, "(none)"),
+	fmt.Fprintf(log, "%s session %s: lore harvest %s\n", time.Now().UTC().Format(time.RFC3339), secrets.String(cmp.Or(session, "(none)")),
 		secrets.String(in.TranscriptPath))
 	cmd.Stdout, cmd.Stderr = log, log
 	detach(cmd)
