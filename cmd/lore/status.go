@@ -265,6 +265,7 @@ var hookAgents = []struct {
 func hooksInstalled(env transcript.Env) []hooksStatus {
 	var out []hooksStatus
 	for _, a := range hookAgents {
+		user := ""
 		for _, project := range []bool{false, true} {
 			file, err := a.file(env, project)
 			if err != nil {
@@ -272,6 +273,11 @@ func hooksInstalled(env transcript.Env) []hooksStatus {
 					out = append(out, hooksStatus{Agent: a.name, Error: err.Error()})
 				}
 				continue
+			}
+			if !project {
+				user = file
+			} else if file == user {
+				continue // the current folder is the home folder
 			}
 			h := hooksStatus{Agent: a.name, File: file, Project: project}
 			found, err := a.hooks.Find(file)
@@ -305,6 +311,9 @@ func contextFiles(env transcript.Env) []contextStatus {
 	var files []string
 	if env.Cwd != "" {
 		root := transcript.CheckoutRoot(env.Cwd)
+		if root == "" {
+			root = env.Cwd
+		}
 		for _, name := range []string{"AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md"} {
 			files = append(files, filepath.Join(root, name))
 		}
