@@ -6,22 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/lorehq/lore"
 )
 
 func TestVerify(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "lore.db")
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Add(ctx, []lore.Item{{Text: "make check runs the linters", Category: lore.CategoryFact, Confidence: 0.7}}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	oneItemStore(t, path)
 	if err := Verify(ctx, path); err != nil {
 		t.Fatalf("a sound store: %v", err)
 	}

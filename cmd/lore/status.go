@@ -527,10 +527,7 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 		fmt.Fprintln(w, "sessions  no agent transcripts where the agents write them (lore sessions says where it looked)")
 	}
 	for i, a := range rep.Agents {
-		head := "sessions "
-		if i > 0 {
-			head = "         "
-		}
+		head := sectionHead("sessions", i)
 		paths := make([]string, len(a.Paths))
 		for j, p := range a.Paths {
 			paths[j] = short(p)
@@ -539,10 +536,7 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 	}
 
 	for i, h := range rep.Hooks {
-		head := "hooks    "
-		if i > 0 {
-			head = "         "
-		}
+		head := sectionHead("hooks", i)
 		where := short(h.File)
 		var state string
 		switch {
@@ -565,10 +559,7 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 		fmt.Fprintln(w, "context   no instruction file (AGENTS.md, CLAUDE.md, GEMINI.md) here or in your agents' folders")
 	}
 	for i, c := range rep.Context {
-		head := "context  "
-		if i > 0 {
-			head = "         "
-		}
+		head := sectionHead("context", i)
 		state := "no lore block"
 		switch {
 		case c.Error != "":
@@ -592,6 +583,15 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 		}
 	}
 	fmt.Fprintf(w, "next      %s: %s\n", rep.Next.Command, rep.Next.Why)
+}
+
+// sectionHead is the name of a section of lore status on its first line,
+// blanks of the same width on the next.
+func sectionHead(name string, i int) string {
+	if i > 0 {
+		name = ""
+	}
+	return fmt.Sprintf("%-9s", name)
 }
 
 // hookPrograms names the lore programs h's hooks run.
