@@ -176,6 +176,9 @@ func gatherStatus(ctx context.Context, env transcript.Env, so *storeOptions) (st
 // storeState opens the store at path for reading, when it is there.
 func storeState(ctx context.Context, so *storeOptions, env transcript.Env, path string) storeStatus {
 	s := storeStatus{Path: path, Items: map[string]int{}}
+	for _, status := range lore.Statuses {
+		s.Items[string(status)] = 0
+	}
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s
@@ -222,7 +225,7 @@ func storeState(ctx context.Context, so *storeOptions, env transcript.Env, path 
 // as lore sessions finds them, without reading them.
 func agentsFound(env transcript.Env) []agentStatus {
 	_, roots := searchPaths(env, nil)
-	var out []agentStatus
+	out := []agentStatus{}
 	at := map[string]int{}
 	for _, r := range roots {
 		if !r.Exists {
@@ -263,14 +266,14 @@ var hookAgents = []struct {
 // hooksInstalled reads which of lore's hooks each agent's settings hold:
 // the user's settings always, the current project's when they name lore.
 func hooksInstalled(env transcript.Env) []hooksStatus {
-	var out []hooksStatus
+	out := []hooksStatus{}
 	for _, a := range hookAgents {
 		user := ""
 		for _, project := range []bool{false, true} {
 			file, err := a.file(env, project)
 			if err != nil {
 				if !project {
-					out = append(out, hooksStatus{Agent: a.name, Error: err.Error()})
+					out = append(out, hooksStatus{Agent: a.name, Hooks: []hookEntry{}, Missing: []string{}, Error: err.Error()})
 				}
 				continue
 			}
@@ -279,7 +282,7 @@ func hooksInstalled(env transcript.Env) []hooksStatus {
 			} else if file == user {
 				continue // the current folder is the home folder
 			}
-			h := hooksStatus{Agent: a.name, File: file, Project: project}
+			h := hooksStatus{Agent: a.name, File: file, Project: project, Hooks: []hookEntry{}, Missing: []string{}}
 			found, err := a.hooks.Find(file)
 			if err != nil {
 				h.Error = err.Error()
@@ -329,7 +332,7 @@ func contextFiles(env transcript.Env) []contextStatus {
 	} else if env.Home != "" {
 		files = append(files, filepath.Join(env.Home, ".codex", "AGENTS.md"))
 	}
-	var out []contextStatus
+	out := []contextStatus{}
 	seen := map[string]bool{}
 	for _, f := range files {
 		if seen[f] {
