@@ -188,6 +188,12 @@ func TestStatusWithoutStore(t *testing.T) {
 		t.Errorf("next %+v, want lore harvest", s.Next)
 	}
 
+	for _, args := range [][]string{{"status", "now"}, {"doctor", "--fix"}, {"status", "--json=maybe"}} {
+		if r := m.run(t, args...); r.code != 2 {
+			t.Errorf("lore %s: exit %d, want 2 (usage)", strings.Join(args, " "), r.code)
+		}
+	}
+
 	d := parseDoctor(t, m.run(t, "doctor", "--json"))
 	if c := d.check(t, "store"); c.OK || !strings.Contains(c.Fix, "lore harvest") {
 		t.Errorf("doctor without a store: %+v", c)
