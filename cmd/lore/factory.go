@@ -27,6 +27,8 @@ type factory struct {
 	// OpenStore opens the store file at path, creating it when missing;
 	// readOnly opens an existing one for reading only.
 	OpenStore func(ctx context.Context, path string, readOnly bool) (lore.Store, error)
+	// VerifyStore checks the store file at path without changing it.
+	VerifyStore func(ctx context.Context, path string) error
 }
 
 // newFactory is the factory of a lore run on this machine: ios and env
@@ -40,6 +42,7 @@ func newFactory(ios *iostreams.IOStreams, env transcript.Env) *factory {
 		OpenStore: func(ctx context.Context, path string, readOnly bool) (lore.Store, error) {
 			return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
 		},
+		VerifyStore: sqlite.Verify,
 	}
 }
 

@@ -84,7 +84,8 @@ harvests what they learned into a knowledge store (lore harvest); lets you
 review what it learned (lore list, lore review, lore promote, lore edit, lore
 forget); hands the relevant part to the next session (lore boot, lore hooks
 install claude, lore mcp, lore context write); and measures whether that pays
-(lore measure, lore dashboard).
+(lore measure, lore dashboard). lore status shows where you stand; lore doctor
+checks each piece and says how to fix what is broken.
 
 Start with lore tour: the whole loop on built-in example sessions.
 
@@ -124,6 +125,8 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newHooksCmd(fac, nil),
 		newContextCmd(fac, nil),
 		newPruneCmd(fac, nil),
+		newStatusCmd(fac, nil),
+		newDoctorCmd(fac, nil),
 	)
 	groupCommands(root)
 	completeFlagValues(root)

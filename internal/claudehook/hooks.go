@@ -1,9 +1,6 @@
 package claudehook
 
-import (
-	"path"
-	"strings"
-)
+import "strings"
 
 // The hooks lore installs into Claude Code. A hook is lore's when its
 // command is a program named lore followed by one of these.
@@ -94,20 +91,8 @@ func (c Change) changed() bool {
 
 // isLoreHook reports whether command runs a program named lore with args.
 func isLoreHook(command, args string) bool {
-	c := strings.Join(strings.Fields(command), " ")
-	prog, ok := strings.CutSuffix(c, " "+args)
-	if !ok {
-		return false
-	}
-	prog = strings.TrimSpace(prog)
-	if n := len(prog); n >= 2 && (prog[0] == '\'' && prog[n-1] == '\'' || prog[0] == '"' && prog[n-1] == '"') {
-		prog = strings.ReplaceAll(prog[1:n-1], `'\''`, "'")
-	}
-	if strings.ContainsAny(prog, " \t") && !strings.ContainsAny(prog, `/\`) {
-		return false // "env X=1 lore" and the like are someone else's
-	}
-	base := path.Base(strings.ReplaceAll(prog, `\`, "/"))
-	return base == "lore" || strings.EqualFold(base, "lore.exe")
+	_, ok := loreProgram(command, args)
+	return ok
 }
 
 // ShellQuote quotes p for the shell Claude Code runs hook commands with,
