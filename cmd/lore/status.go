@@ -577,7 +577,9 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 	if !l.Exists {
 		fmt.Fprintf(w, "hook log  %s: none yet (the SessionEnd hook's harvests write it)\n", short(l.Path))
 	} else {
-		fmt.Fprintf(w, "hook log  %s, last written %s (its lines carry no time)\n", short(l.Path), localTime(l.modified))
+		// Each harvest the hook starts opens with its time and session;
+		// the lines it writes after carry none.
+		fmt.Fprintf(w, "hook log  %s, last written %s\n", short(l.Path), localTime(l.modified))
 		for _, line := range l.Tail {
 			fmt.Fprintf(w, "          | %s\n", oneLine(line, 200))
 		}
