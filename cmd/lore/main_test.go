@@ -295,7 +295,7 @@ func TestSample(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.err)
 	}
-	var list []struct {
+	type entry struct {
 		Path      string         `json:"path"`
 		ID        string         `json:"id"`
 		Agent     string         `json:"agent"`
@@ -305,8 +305,17 @@ func TestSample(t *testing.T) {
 		Repos     []string       `json:"repos"`
 		IsFailure bool           `json:"is_failure"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 4 {
-		t.Fatalf("sample --json: %v, %d entries\n%s", err, len(list), r.stdout)
+	// A list: one object per line, as sessions, search and list print.
+	var list []entry
+	for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var e entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("sample --json: line %q: %v", line, err)
+		}
+		list = append(list, e)
+	}
+	if len(list) != 4 {
+		t.Fatalf("sample --json: %d entries\n%s", len(list), r.stdout)
 	}
 	for i, e := range list {
 		sum := 0

@@ -46,7 +46,7 @@ Score (16 at most), the sum of:
   tool_calls   more than 10 tool calls 2, else 0
 Ties go to the more recently active session, then to the smaller id.
 
---format json (or --json) prints an array of {path, id, agent, score, breakdown,
+--format json (or --json) prints one object per line, best first: {path, id, agent, score, breakdown,
 messages, repos, is_failure}; --format paths prints one transcript path a line,
 ready for xargs.`,
 		Example: `  lore sample --count 20
@@ -121,20 +121,20 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 	redacted := 0 // paths printed redacted
 	switch opts.Format {
 	case "json":
-		list := make([]sampleJSON, 0, len(picked))
+		// A list: one object per line, as every command that lists
+		// prints it (sessions, search, list).
 		for _, p := range picked {
 			s := p.Session
 			repos := []string{}
 			if s.Repo != "" {
 				repos = append(repos, s.Repo)
 			}
-			list = append(list, sampleJSON{
+			if err := writeJSON(w, sampleJSON{
 				Path: secrets.String(s.Path), ID: s.ID, Agent: s.Agent, Score: p.Score, Breakdown: p.Breakdown,
 				Messages: s.MessageCount(), Repos: repos, IsFailure: s.Outcome == "failure",
-			})
-		}
-		if err := writeJSON(w, list, jsonIndent); err != nil {
-			return err
+			}); err != nil {
+				return err
+			}
 		}
 	case "paths":
 		for _, p := range picked {
