@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"text/tabwriter"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -141,17 +141,13 @@ func listRun(ctx context.Context, opts *listOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "No items match.")
 		return nil
 	}
-	width := 0
-	if opts.IO.IsStdoutTTY() {
-		width = 90
+	// The text is cut to the terminal's width; to a pipe, whole.
+	rows := make([][]string, len(items))
+	for i, it := range items {
+		rows[i] = []string{it.ID, string(it.Status), string(it.Category), fmt.Sprintf("%.2f", it.Confidence),
+			strconv.Itoa(it.SourceCount), scopeOf(it), oneLine(it.Text, 0)}
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tCATEGORY\tCONF\tSESSIONS\tSCOPE\tTEXT")
-	for _, it := range items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%d\t%s\t%s\n", it.ID, it.Status, it.Category, it.Confidence, it.SourceCount,
-			scopeOf(it), oneLine(it.Text, width))
-	}
-	return tw.Flush()
+	return writeTable(out, opts.IO.TerminalWidth(), []string{"ID", "STATUS", "CATEGORY", "CONF", "SESSIONS", "SCOPE", "TEXT"}, rows, 6)
 }
 
 // listItems reads every item f selects.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -117,17 +116,12 @@ func searchRun(ctx context.Context, opts *searchOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "No items match.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tCATEGORY\tCONF\tSCOPE\tTEXT")
-	for _, h := range hits {
-		width := 0
-		if opts.IO.IsStdoutTTY() {
-			width = 100
-		}
-		text := oneLine(h.Text, width)
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%s\n", h.ID, h.Category, h.Confidence, scopeOf(h.Item), text)
+	// The text is cut to the terminal's width; to a pipe, whole.
+	rows := make([][]string, len(hits))
+	for i, h := range hits {
+		rows[i] = []string{h.ID, string(h.Category), fmt.Sprintf("%.2f", h.Confidence), scopeOf(h.Item), oneLine(h.Text, 0)}
 	}
-	return tw.Flush()
+	return writeTable(out, opts.IO.TerminalWidth(), []string{"ID", "CATEGORY", "CONF", "SCOPE", "TEXT"}, rows, 4)
 }
 
 // scopeOf names an item's scope for people.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 
 	"golang.org/x/term"
 )
@@ -20,7 +21,13 @@ type IOStreams struct {
 	inTTY  bool
 	outTTY bool
 	errTTY bool
+	// width is the terminal's columns when output goes to one; 0 for a
+	// pipe or a file.
+	width int
 }
+
+// defaultWidth is a terminal's width when it cannot be asked for one.
+const defaultWidth = 80
 
 // System returns the process's own streams.
 func System() *IOStreams {
@@ -28,8 +35,32 @@ func System() *IOStreams {
 	s.inTTY = term.IsTerminal(int(os.Stdin.Fd()))
 	s.outTTY = term.IsTerminal(int(os.Stdout.Fd()))
 	s.errTTY = term.IsTerminal(int(os.Stderr.Fd()))
+	if s.outTTY {
+		s.width = defaultWidth
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+			s.width = w
+		} else if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+			s.width = n
+		}
+	}
 	return s
 }
+
+// TerminalWidth is how many columns output may take: the terminal's when
+// output goes to one, 0 (no limit) for a pipe or a file, where tables are
+// written whole.
+func (s *IOStreams) TerminalWidth() int {
+	if !s.outTTY {
+		return 0
+	}
+	if s.width <= 0 {
+		return defaultWidth
+	}
+	return s.width
+}
+
+// SetTerminalWidth sets the terminal's width, for tests of tables.
+func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
 
 // Test returns streams backed by buffers, none of them a terminal.
 func Test() (s *IOStreams, in, out, errOut *bytes.Buffer) {
