@@ -77,7 +77,10 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 			redactSession(s, r)
 		}
 	}
-	w := bufio.NewWriterSize(opts.IO.Out, 64<<10)
+	// On a terminal, through a pager, as git shows a log.
+	pg := startPager(opts.IO, opts.Env)
+	defer pg.Close()
+	w := bufio.NewWriterSize(pg, 64<<10)
 	for i, s := range sessions {
 		if opts.JSON {
 			if err := writeJSON(w, detailJSON(s)); err != nil {
@@ -90,7 +93,10 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 		}
 		writeSession(w, s, opts.Full)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil && pg.cmd == nil {
+		return err // a pager quit early is no error
+	}
+	return pg.Close()
 }
 
 // resolveSessions reads the sessions the argument names, with messages.
