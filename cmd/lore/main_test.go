@@ -466,4 +466,17 @@ func TestHelpGroupsAndCompletion(t *testing.T) {
 	if r := runLore(t, "", "completion", "bash"); r.code != 0 || !strings.Contains(r.stdout, "bash completion") {
 		t.Errorf("lore completion bash: exit %d", r.code)
 	}
+	// Item ids, from the store, with the start of their text.
+	home := t.TempDir()
+	r = runLore(t, home, "add", "`make test` runs the tests.", "--category", "fact", "--json")
+	var it struct{ ID string }
+	if err := json.Unmarshal([]byte(r.stdout), &it); err != nil || it.ID == "" {
+		t.Fatalf("add: %q", r.stdout)
+	}
+	for _, cmd := range []string{"show", "promote", "edit", "forget"} {
+		r := runLore(t, home, "__complete", cmd, it.ID[:3])
+		if r.code != 0 || !strings.Contains(r.stdout, it.ID+"\t`make test` runs the tests.") {
+			t.Errorf("lore __complete %s %s: %q", cmd, it.ID[:3], r.stdout)
+		}
+	}
 }

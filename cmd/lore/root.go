@@ -130,8 +130,43 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 	)
 	groupCommands(root)
 	completeFlagValues(root)
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "show", "promote", "edit", "forget":
+			c.ValidArgsFunction = completeItemIDs(fac)
+		}
+	}
 	return root
 }
+
+// completeItemIDs completes an item's id from the store (the one --store
+// names, as the command would open it), each with the start of its text;
+// at most maxCompleted of them.
+func completeItemIDs(fac *factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		o := fac.storeOptions()
+		o.Store, _ = cmd.Flags().GetString("store")
+		st, err := o.openRead(cmd.Context(), fac.Env)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		defer st.Close()
+		var ids []cobra.Completion
+		st.Items(cmd.Context(), lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
+			if strings.HasPrefix(it.ID, toComplete) && len(ids) < maxCompleted {
+				ids = append(ids, cobra.CompletionWithDesc(it.ID, oneLine(it.Text, 60)))
+			}
+			return nil
+		})
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// maxCompleted is the most item ids completion offers.
+const maxCompleted = 100
 
 // The groups lore --help lists its commands in, in this order.
 var commandGroups = []struct {
