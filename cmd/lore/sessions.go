@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -328,25 +329,18 @@ func jsonTime(t time.Time) *string {
 }
 
 func writeSessionTable(w io.Writer, ios *iostreams.IOStreams, list []*lore.Session) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STARTED\tAGENT\tREPO\tMSGS\tTOOLS\tERRS\tOUTCOME\tID")
-	repoWidth := 0
-	if ios.IsStdoutTTY() {
-		repoWidth = 32
-	}
-	for _, s := range list {
+	rows := make([][]string, len(list))
+	for i, s := range list {
 		started := "-"
 		if !s.StartedAt.IsZero() {
 			started = s.StartedAt.Local().Format("2006-01-02 15:04")
 		}
-		repo := s.Repo
-		if repo == "" {
-			repo = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", started, s.Agent, truncate(repo, repoWidth),
-			s.MessageCount(), s.ToolCalls, s.ToolErrors, s.Outcome, s.ID)
+		rows[i] = []string{started, s.Agent, cmp.Or(s.Repo, "-"), strconv.Itoa(s.MessageCount()), strconv.Itoa(s.ToolCalls),
+			strconv.Itoa(s.ToolErrors), string(s.Outcome), s.ID}
 	}
-	tw.Flush()
+	// On a terminal the repository is cut to fit its width; the id, which
+	// sessions show takes, stays whole.
+	writeTable(w, ios.TerminalWidth(), []string{"STARTED", "AGENT", "REPO", "MSGS", "TOOLS", "ERRS", "OUTCOME", "ID"}, rows, 2)
 }
 
 // truncate shortens s to n runes with an ellipsis; n ≤ 0 keeps it whole.

@@ -27,7 +27,7 @@ func writeTable(w io.Writer, width int, header []string, rows [][]string, flex i
 			}
 		}
 		// The text keeps at least a few words, even past the width.
-		cols[flex] = max(min(cols[flex], width-fixed), minFlex)
+		cols[flex] = min(cols[flex], max(width-fixed, minFlex))
 	}
 	var b strings.Builder
 	for _, r := range append([][]string{header}, rows...) {
