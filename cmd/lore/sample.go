@@ -2,11 +2,12 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -145,18 +146,18 @@ func sampleRun(ctx context.Context, opts *sampleOptions) error {
 			fmt.Fprintln(w, path)
 		}
 	default:
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SCORE\tREC\tLEN\tUNIQ\tOUT\tTOOLS\tMSGS\tAGENT\tREPO\tID")
-		for _, p := range picked {
+		rows := make([][]string, len(picked))
+		for i, p := range picked {
 			s, b := p.Session, p.Breakdown
-			repo := secrets.String(s.Repo)
-			if repo == "" {
-				repo = "-"
-			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", p.Score, b.Recency, b.Length, b.RepoUnique,
-				b.Outcome, b.ToolCalls, s.MessageCount(), s.Agent, repo, s.ID)
+			rows[i] = []string{strconv.Itoa(p.Score), strconv.Itoa(b.Recency), strconv.Itoa(b.Length), strconv.Itoa(b.RepoUnique),
+				strconv.Itoa(b.Outcome), strconv.Itoa(b.ToolCalls), strconv.Itoa(s.MessageCount()), s.Agent,
+				cmp.Or(secrets.String(s.Repo), "-"), s.ID}
 		}
-		tw.Flush()
+		// On a terminal the repository is cut to fit its width, never the id.
+		if err := writeTable(w, opts.IO.TerminalWidth(), []string{"SCORE", "REC", "LEN", "UNIQ", "OUT", "TOOLS", "MSGS", "AGENT",
+			"REPO", "ID"}, rows, 8); err != nil {
+			return err
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)

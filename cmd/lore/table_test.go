@@ -65,25 +65,32 @@ func TestTableWidths(t *testing.T) {
 	}
 }
 
-// TestSessionTableWidth: on a terminal, lore sessions fits its width by
-// cutting the repository, never the id that sessions show takes (an id
-// is 50 columns: a terminal of 120 holds the table).
+// TestSessionTableWidth: on a terminal, lore sessions and lore sample fit
+// its width by cutting the repository, never the id that sessions show
+// takes (an id is 50 columns: a terminal of 120 holds the tables).
 func TestSessionTableWidth(t *testing.T) {
 	dir := fixtures(t)
-	for _, width := range []int{0, 120, 200} {
-		r := runIn(t, testEnv(t.TempDir(), nil), "", func(f *factory) {
-			if width > 0 {
-				f.IO.SetStdoutTTY(true)
-				f.IO.SetTerminalWidth(width)
-			}
-		}, "sessions", dir)
-		if r.code != 0 || !strings.Contains(r.stdout, "claude-code:5d1e0c55-2b7e-4f0e-9d7a-2f6c3b1e8a10") {
-			t.Fatalf("width %d: exit %d, the id cut or missing:\n%s", width, r.code, r.stdout)
+	for _, args := range [][]string{{"sessions", dir}, {"sample", dir}} {
+		for _, width := range []int{0, 120, 200} {
+			checkWidth(t, args, width)
 		}
-		for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
-			if n := utf8.RuneCountInString(line); width > 0 && n > width {
-				t.Errorf("width %d: a line of %d columns: %q", width, n, line)
-			}
+	}
+}
+
+func checkWidth(t *testing.T, args []string, width int) {
+	t.Helper()
+	r := runIn(t, testEnv(t.TempDir(), nil), "", func(f *factory) {
+		if width > 0 {
+			f.IO.SetStdoutTTY(true)
+			f.IO.SetTerminalWidth(width)
+		}
+	}, args...)
+	if r.code != 0 || !strings.Contains(r.stdout, "claude-code:5d1e0c55-2b7e-4f0e-9d7a-2f6c3b1e8a10") {
+		t.Fatalf("%s at width %d: exit %d, the id cut or missing:\n%s", args[0], width, r.code, r.stdout)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); width > 0 && n > width {
+			t.Errorf("%s at width %d: a line of %d columns: %q", args[0], width, n, line)
 		}
 	}
 }
