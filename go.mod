@@ -3,6 +3,7 @@ module github.com/lorehq/lore
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/klauspost/compress v1.20.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0

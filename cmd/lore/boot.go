@@ -109,10 +109,20 @@ lore measure can compare the sessions with notes and those without.
 			if opts.Repo != "" && opts.Cwd != "" {
 				return usagef("--repo and --cwd both name the repository; give one")
 			}
+			// The settings' defaults, where no flag says otherwise.
+			cfg, err := loadConfig(opts.Env)
+			if err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("budget") && cfg.Boot.Budget > 0 {
+				opts.Budget = cfg.Boot.Budget
+			}
+			if !cmd.Flags().Changed("min-confidence") && cfg.Boot.MinConfidence > 0 {
+				opts.MinConfidence = cfg.Boot.MinConfidence
+			}
 			if opts.Budget < 0 {
 				return usagef("--budget must be positive")
 			}
-			var err error
 			if opts.HoldoutSet, err = holdoutShare(cmd, opts.Env, &opts.Holdout); err != nil {
 				return err
 			}
@@ -299,10 +309,18 @@ func withinDeadline[T any](ctx context.Context, d time.Duration, fn func(context
 }
 
 // holdoutShare sets share, the part of sessions held out, from LORE_HOLDOUT
-// when cmd's --holdout was not given, and checks it; set says --holdout
-// was given.
+// (else the settings' boot.holdout) when cmd's --holdout was not given,
+// and checks it; set says --holdout was given.
 func holdoutShare(cmd *cobra.Command, env transcript.Env, share *float64) (set bool, err error) {
-	if set = cmd.Flags().Changed("holdout"); !set && env.Getenv != nil {
+	if set = cmd.Flags().Changed("holdout"); !set {
+		// The settings' boot.holdout, unless LORE_HOLDOUT says otherwise.
+		c, err := loadConfig(env)
+		if err != nil {
+			return set, err
+		}
+		*share = c.Boot.Holdout
+	}
+	if !set && env.Getenv != nil {
 		if v := env.Getenv(holdoutEnv); v != "" {
 			if *share, err = strconv.ParseFloat(v, 64); err != nil {
 				return set, usagef("%s=%q is not a share between 0 and 1 (0.1 holds one session in ten out)", holdoutEnv, v)

@@ -41,6 +41,9 @@ whole, so a reader never sees half of one. ` + repoFilterHelp + `
 			if err := opts.check(); err != nil {
 				return err
 			}
+			if err := opts.useConfig(opts.Env); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

@@ -122,6 +122,11 @@ run with exit 1.
 			if opts.Rebuild && (opts.DryRun || opts.FromHook) {
 				return usagef("--rebuild changes the store: it goes with neither --dry-run nor --from-hook")
 			}
+			// Not before --from-hook: the harvest it starts reads them, and
+			// says what is wrong in its log, while the hook fails open.
+			if err := opts.useConfig(opts.Env); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

@@ -68,6 +68,9 @@ the README).
 			if err := opts.check(); err != nil {
 				return err
 			}
+			if err := opts.useConfig(opts.Env); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

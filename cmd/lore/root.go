@@ -127,6 +127,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newPruneCmd(fac, nil),
 		newStatusCmd(fac, nil),
 		newDoctorCmd(fac, nil),
+		newConfigCmd(fac),
 	)
 	groupCommands(root)
 	completeFlagValues(root)
@@ -177,7 +178,7 @@ var commandGroups = []struct {
 	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
 		"search", "show", "export", "import"}},
 	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp"}},
-	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "measure", "dashboard", "prune", "version",
+	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "prune", "version",
 		"completion", "help"}},
 }
 

@@ -67,6 +67,9 @@ ready for xargs.`,
 			if err := opts.check(); err != nil {
 				return err
 			}
+			if err := opts.useConfig(opts.Env); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

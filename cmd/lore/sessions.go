@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,21 @@ type filterOptions struct {
 	Repo  string
 	Since string // YYYY-MM-DD
 	since time.Time
+	// skip leaves out what the settings exclude (config.excluded); nil
+	// for none.
+	skip func(*lore.Session) bool
+}
+
+// useConfig applies the settings' exclusions to the filter.
+func (f *filterOptions) useConfig(env transcript.Env) error {
+	c, err := loadConfig(env)
+	if err != nil {
+		return err
+	}
+	if len(c.Sessions.ExcludeAgents)+len(c.Sessions.ExcludePaths) > 0 {
+		f.skip = c.excluded
+	}
+	return nil
 }
 
 func (f *filterOptions) addFlags(cmd *cobra.Command) {
@@ -74,7 +90,7 @@ func (f *filterOptions) check() error {
 
 // keep reports whether s passes the filters.
 func (f *filterOptions) keep(s *lore.Session) bool {
-	if f.Agent != "" && s.Agent != f.Agent {
+	if f.Agent != "" && s.Agent != f.Agent || f.skip != nil && f.skip(s) {
 		return false
 	}
 	if f.Repo != "" && !lore.RepoMatches(s.Repo, f.Repo) {
@@ -114,6 +130,9 @@ Exit status 1 only when PATHs were given and no session could be read in them.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			if err := opts.check(); err != nil {
+				return err
+			}
+			if err := opts.useConfig(opts.Env); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -170,6 +189,15 @@ func searchPaths(env transcript.Env, given []string) ([]string, []transcript.Roo
 	for _, r := range roots {
 		if r.Exists {
 			paths = append(paths, r.Path)
+		}
+	}
+	// And the places the settings add (an error in them is said where
+	// they are read for the filters).
+	if c, err := loadConfig(env); err == nil {
+		for _, p := range c.Sessions.ExtraPaths {
+			if _, err := os.Stat(p); err == nil {
+				paths = append(paths, p)
+			}
 		}
 	}
 	return paths, roots

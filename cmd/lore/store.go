@@ -43,6 +43,13 @@ func (o *storeOptions) storePath(env transcript.Env) (string, error) {
 		p = getenv("LORE_STORE")
 	}
 	if p == "" {
+		c, err := loadConfig(env)
+		if err != nil {
+			return "", err
+		}
+		p = c.Store // the settings' store, when they name one
+	}
+	if p == "" {
 		home := getenv("LORE_HOME")
 		if home == "" {
 			if env.Home == "" {
