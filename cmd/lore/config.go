@@ -201,10 +201,7 @@ Keys: ` + strings.Join(configKeys, ", ") + `.`,
 		Short: "Print one setting",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(configKeys, args[0]) {
-				return usagef("unknown key %q; known: %s", args[0], strings.Join(configKeys, ", "))
-			}
-			c, err := loadConfig(fac.Env)
+			c, err := configFor(fac.Env, args[0])
 			if err != nil {
 				return err
 			}
@@ -216,10 +213,7 @@ Keys: ` + strings.Join(configKeys, ", ") + `.`,
 		Short: "Change one setting (a list: values between commas; empty: unset)",
 		Args:  exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(configKeys, args[0]) {
-				return usagef("unknown key %q; known: %s", args[0], strings.Join(configKeys, ", "))
-			}
-			c, err := loadConfig(fac.Env)
+			c, err := configFor(fac.Env, args[0])
 			if err != nil {
 				return err
 			}
@@ -241,6 +235,14 @@ Keys: ` + strings.Join(configKeys, ", ") + `.`,
 		},
 	})
 	return cmd
+}
+
+// configFor reads the settings to get or set key, a key lore knows.
+func configFor(env transcript.Env, key string) (config, error) {
+	if !slices.Contains(configKeys, key) {
+		return config{}, usagef("unknown key %q; known: %s", key, strings.Join(configKeys, ", "))
+	}
+	return loadConfig(env)
 }
 
 // get is a setting as lore config get prints it.
