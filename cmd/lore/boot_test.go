@@ -280,13 +280,17 @@ func TestHarvestFromHook(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// The log says when the run started and for which session.
+	// Every line of the log says when, and for which session.
 	log, _ := os.ReadFile(filepath.Join(filepath.Dir(store), "hook-harvest.log"))
-	first, _, _ := strings.Cut(string(log), "\n")
-	if at, rest, _ := strings.Cut(first, " "); !strings.HasPrefix(rest, "session claude-code:") {
-		t.Errorf("the log's first line %q: want a time and the session", first)
-	} else if _, err := time.Parse(time.RFC3339, at); err != nil {
-		t.Errorf("the log's first line %q: %v", first, err)
+	lines := strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
+	if len(lines) < 2 {
+		t.Errorf("the log: %q; want its run's first line and the harvest's", log)
+	}
+	for _, line := range lines {
+		at, rest, _ := strings.Cut(line, " ")
+		if _, err := time.Parse(time.RFC3339, at); err != nil || !strings.Contains(rest, "claude-code:") {
+			t.Errorf("a line of the log without its time or session: %q", line)
+		}
 	}
 	// Under LORE_HARVEST, nothing starts.
 	started = nil

@@ -43,6 +43,10 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 		return err
 	}
 	args := []string{"harvest", in.TranscriptPath, "--store", store}
+	if in.SessionID != "" {
+		// Every line it writes to the log says when, and for which session.
+		args = append(args, "--log-session", "claude-code:"+in.SessionID)
+	}
 	if opts.LLM != "" {
 		args = append(args, "--llm", opts.LLM, "--model", opts.Model)
 	}
@@ -67,7 +71,7 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 		session = "claude-code:" + session
 	}
 	// A path can hold a token: it goes to the log redacted, as all else.
-	fmt.Fprintf(log, "%s session %s: lore harvest %s\n", time.Now().UTC().Format(time.RFC3339), secrets.String(cmp.Or(session, "(none)")),
+	fmt.Fprintf(log, "%s %s: harvest of %s started\n", time.Now().UTC().Format(time.RFC3339), secrets.String(cmp.Or(session, "(no session)")),
 		secrets.String(in.TranscriptPath))
 	cmd.Stdout, cmd.Stderr = log, log
 	detach(cmd)

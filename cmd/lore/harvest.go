@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,7 +41,10 @@ type harvestOptions struct {
 	Rebuild       bool
 	JSON          bool
 	FromHook      bool
-	Now           time.Time // zero: the current time
+	// LogSession, set by the harvest a hook starts, opens every line it
+	// writes with the time and this session, for hook-harvest.log.
+	LogSession string
+	Now        time.Time // zero: the current time
 	// SelfCommand runs lore again: --from-hook's harvest, detached.
 	SelfCommand func(args ...string) (*exec.Cmd, error)
 }
@@ -143,6 +147,8 @@ run with exit 1.
 	f.BoolVar(&opts.Rebuild, "rebuild", false, "take back what these sessions taught this extractor before, and harvest them again (after an upgrade of lore's rules)")
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as one JSON object")
 	f.BoolVar(&opts.FromHook, "from-hook", false, "read Claude Code's SessionEnd hook input and harvest its transcript in the background")
+	f.StringVar(&opts.LogSession, "log-session", "", "open every line written with the time and this session (the hook's harvest does)")
+	f.MarkHidden("log-session")
 	opts.filterOptions.addFlags(cmd)
 	opts.storeOptions.addFlag(cmd)
 	return cmd
@@ -160,7 +166,12 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	// What harvest prints names the transcripts it read and quotes their
 	// errors, and a path can hold a token: it goes out redacted, to a
 	// terminal as to the hook's log (lore harvest --from-hook).
-	errOut, out := redactingWriter{opts.IO.ErrOut}, redactingWriter{opts.IO.Out}
+	errOut, out := io.Writer(redactingWriter{opts.IO.ErrOut}), io.Writer(redactingWriter{opts.IO.Out})
+	if opts.LogSession != "" {
+		// For hook-harvest.log: every line says when, and for which session.
+		errOut = &stampWriter{w: errOut, session: secrets.String(opts.LogSession)}
+		out = &stampWriter{w: out, session: secrets.String(opts.LogSession)}
+	}
 	if err := pathsThere(errOut, opts.Paths); err != nil {
 		return err // before the store is opened: a typo creates no store
 	}
@@ -441,4 +452,32 @@ func newLLMExtractor(opts *harvestOptions) (harvest.Extractor, error) {
 		opts.Workers = 1 // one model call at a time unless asked
 	}
 	return x, nil
+}
+
+// stampWriter opens every line written through it with the time and a
+// session: "2026-11-28T17:55:02Z claude-code:5c03…: …".
+type stampWriter struct {
+	w       io.Writer
+	session string
+	mid     bool // in the middle of a line
+}
+
+func (s *stampWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	var b []byte
+	for len(p) > 0 {
+		if !s.mid {
+			b = append(b, time.Now().UTC().Format(time.RFC3339)+" "+s.session+": "...)
+		}
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			b, p, s.mid = append(b, p...), nil, true
+			break
+		}
+		b, p, s.mid = append(b, p[:i+1]...), p[i+1:], false
+	}
+	if _, err := s.w.Write(b); err != nil {
+		return 0, err
+	}
+	return n, nil
 }

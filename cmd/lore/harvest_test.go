@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestHarvestUsageErrors(t *testing.T) {
@@ -269,5 +270,24 @@ func TestHarvestDryRunCountsMerges(t *testing.T) {
 	if dry["items_merged"] != real["items_merged"] || dry["items_new"] != real["items_new"] || real["items_merged"] == 0.0 {
 		t.Errorf("dry run %v new, %v merged; the real run %v new, %v merged (want the same, and a merge)",
 			dry["items_new"], dry["items_merged"], real["items_new"], real["items_merged"])
+	}
+}
+
+func TestStampWriter(t *testing.T) {
+	var b bytes.Buffer
+	w := &stampWriter{w: &b, session: "claude-code:s1"}
+	for _, part := range []string{"one ", "line\ntwo\n", "", "three"} {
+		w.Write([]byte(part))
+	}
+	lines := strings.Split(b.String(), "\n")
+	want := []string{"one line", "two", "three"}
+	if len(lines) != 3 {
+		t.Fatalf("%q", b.String())
+	}
+	for i, l := range lines {
+		at, rest, _ := strings.Cut(l, " ")
+		if _, err := time.Parse(time.RFC3339, at); err != nil || rest != "claude-code:s1: "+want[i] {
+			t.Errorf("line %d: %q", i, l)
+		}
 	}
 }

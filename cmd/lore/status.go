@@ -426,14 +426,14 @@ var harvestSummary = regexp.MustCompile(`^\d+ sessions: \d+ harvested, \d+ uncha
 func logErrors(lines []string) []string {
 	start := 0
 	for i := len(lines) - 1; i >= 0; i-- {
-		if m := harvestSummary.FindStringSubmatch(lines[i]); m != nil && m[1] == "0" {
+		if m := harvestSummary.FindStringSubmatch(unstamp(lines[i])); m != nil && m[1] == "0" {
 			start = i + 1
 			break
 		}
 	}
 	errs := []string{}
 	for i := start; i < len(lines); i++ {
-		line := lines[i]
+		line := unstamp(lines[i])
 		m := harvestSummary.FindStringSubmatch(line)
 		switch {
 		case strings.HasPrefix(line, "lore: "), strings.HasPrefix(line, "lore harvest"):
@@ -447,9 +447,11 @@ func logErrors(lines []string) []string {
 	return errs
 }
 
-// isSummaryTail reports whether line is one of the summary's later lines.
+// isSummaryTail reports whether line is one of the summary's later lines,
+// or the line a hook's harvest opens with: none names an error.
 func isSummaryTail(line string) bool {
-	for _, p := range []string{"items stored", "items found", "model: ", "no usable answer", "rebuild: "} {
+	for _, p := range []string{"items stored", "items found", "model: ", "no usable answer", "rebuild: ", "the store: ", "next: ",
+		"harvest of "} {
 		if strings.HasPrefix(line, p) {
 			return true
 		}
@@ -458,10 +460,23 @@ func isSummaryTail(line string) bool {
 	return err == nil && strings.Contains(line, " s, ") && strings.HasSuffix(line, "of transcripts read")
 }
 
+// unstamp is a line of the hook log without the time and session the
+// hook's harvest opens it with ("2026-11-28T17:55:02Z claude-code:x: ").
+func unstamp(line string) string {
+	at, rest, ok := strings.Cut(line, " ")
+	if _, err := time.Parse(time.RFC3339, at); !ok || err != nil {
+		return line
+	}
+	if _, text, ok := strings.Cut(rest, ": "); ok {
+		return text
+	}
+	return line
+}
+
 // followedByErrors reports whether the next summary in lines counts errors.
 func followedByErrors(lines []string) bool {
 	for _, l := range lines {
-		if m := harvestSummary.FindStringSubmatch(l); m != nil {
+		if m := harvestSummary.FindStringSubmatch(unstamp(l)); m != nil {
 			return m[1] != "0"
 		}
 	}

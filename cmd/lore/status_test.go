@@ -418,6 +418,17 @@ func TestHookLogErrors(t *testing.T) {
 		{"a clean run, then an error", []string{clean, stored, took, "/x/t.jsonl: unexpected EOF", failed, stored, took},
 			[]string{"/x/t.jsonl: unexpected EOF", failed}},
 		{"lore's own error", []string{clean, "lore: open store /s/lore.db: the store file is damaged"}, []string{"lore: open store /s/lore.db: the store file is damaged"}},
+		// As the hook's harvests write it: every line with its time and
+		// session, a first line for each run, the store and the next step
+		// after the summary.
+		{"stamped", []string{
+			"2026-11-28T17:55:02Z claude-code:s1: harvest of /x/a.jsonl started",
+			"2026-11-28T17:55:03Z claude-code:s1: " + clean, "2026-11-28T17:55:03Z claude-code:s1: " + stored,
+			"2026-11-28T17:55:03Z claude-code:s1: the store: /s/lore.db", "2026-11-28T17:55:03Z claude-code:s1: next: lore list",
+			"2026-11-28T18:01:00Z claude-code:s2: harvest of /x/t.jsonl started",
+			"2026-11-28T18:01:01Z claude-code:s2: /x/t.jsonl: unexpected EOF",
+			"2026-11-28T18:01:01Z claude-code:s2: " + failed, "2026-11-28T18:01:01Z claude-code:s2: " + stored},
+			[]string{"/x/t.jsonl: unexpected EOF", failed}},
 	} {
 		got := logErrors(c.lines)
 		if strings.Join(got, "|") != strings.Join(c.want, "|") {
