@@ -131,33 +131,33 @@ const (
 // whatever the task: the best of them by score.
 const maxConfirmed = 8
 
-// purposes are the endings of the facts harvest keeps of a repository's
-// own commands (harvest/rules.go commandFacts, partCommands), for the
-// whole project and for a part of it: one note for each purpose in the
-// head, the whole project's where there is one.
-var purposes = []struct{ whole, part, purpose string }{
-	{" builds the project.", " builds part of the project.", "build"},
-	{" runs the tests.", " runs part of the tests.", "test"},
-	{" checks the code.", " checks part of the code.", "check"},
-}
-
-// purposeOf is the purpose a note of a repository's command states (build,
-// test, check), and whether it is for a part of the project; "" for
-// another note.
+// purposeOf is the purpose a note of a repository's command states
+// (lore.PurposeBuild, PurposeTest, PurposeCheck: the endings of the facts
+// harvest keeps of a repository's own commands), and whether it is for a
+// part of the project (lore.PartPurpose); "" for another note.
 func purposeOf(it lore.Item) (purpose string, part bool) {
 	if it.Category != lore.CategoryFact || it.Repo == "" {
 		return "", false
 	}
-	for _, p := range purposes {
+	for _, e := range purposeEndings {
 		switch {
-		case strings.HasSuffix(it.Text, p.whole):
-			return p.purpose, false
-		case strings.HasSuffix(it.Text, p.part):
-			return p.purpose, true
+		case strings.HasSuffix(it.Text, e.whole):
+			return e.purpose, false
+		case strings.HasSuffix(it.Text, e.part):
+			return e.purpose, true
 		}
 	}
 	return "", false
 }
+
+// purposeEndings are how the facts of each purpose end, worked out once.
+var purposeEndings = func() []struct{ whole, part, purpose string } {
+	var out []struct{ whole, part, purpose string }
+	for _, p := range lore.Purposes {
+		out = append(out, struct{ whole, part, purpose string }{" " + p + ".", " " + lore.PartPurpose(p) + ".", p})
+	}
+	return out
+}()
 
 // tierOf is the tier of an item in scope for opts.
 func tierOf(it lore.Item, opts Options) tier {

@@ -136,7 +136,7 @@ func rank(f Failure, eps []lore.Episode) {
 	values := errsig.Values(f.Line)
 	score := func(e lore.Episode) int {
 		n := 0
-		if e.Signature == f.Signature && holds(e.Error, values) {
+		if e.Signature == f.Signature && errsig.Names(e.Error, values) {
 			n += 2
 		}
 		if lore.SameRepo(e.Repo, f.Repo) {
@@ -145,17 +145,6 @@ func rank(f Failure, eps []lore.Episode) {
 		return n
 	}
 	slices.SortStableFunc(eps, func(a, b lore.Episode) int { return score(b) - score(a) })
-}
-
-// holds reports whether line names every value, as errsig reads them.
-func holds(line string, values []string) bool {
-	line = strings.ToLower(line)
-	for _, v := range values {
-		if !strings.Contains(line, v) {
-			return false
-		}
-	}
-	return true
 }
 
 // Note writes episodes as lines a session reads after a failure, each

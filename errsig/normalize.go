@@ -121,6 +121,19 @@ func Values(line string) []string {
 	return vals
 }
 
+// Names reports whether text names every one of values (Values of an
+// error line), case aside: an item or an earlier error about the same
+// error, not another of its signature.
+func Names(text string, values []string) bool {
+	text = strings.ToLower(text)
+	for _, v := range values {
+		if !strings.Contains(text, v) {
+			return false
+		}
+	}
+	return true
+}
+
 // clipWords cuts s to at most n bytes at a space, so that no word is cut
 // into another (a cut "503" would read as a number the next time).
 func clipWords(s string, n int) string {

@@ -63,7 +63,7 @@ func (r *ruleRun) partCommands() {
 		if cmd == "" {
 			continue
 		}
-		verb = strings.Replace(verb, " the ", " part of the ", 1) // runs part of the tests
+		verb = lore.PartPurpose(verb) // runs part of the tests
 		dir := r.ranIn(c)
 		text := fmt.Sprintf("%s %s.", quoteCode(clip(cmd, maxCommand)), verb)
 		if dir != "" {

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/lorehq/lore"
 )
 
 // Task runners: a project's own test, check and build commands are often
@@ -13,9 +15,9 @@ import (
 
 // Purposes of a build, check or test command, as command facts say them.
 const (
-	purposeTest  = "runs the tests"
-	purposeCheck = "checks the code"
-	purposeBuild = "builds the project"
+	purposeTest  = lore.PurposeTest
+	purposeCheck = lore.PurposeCheck
+	purposeBuild = lore.PurposeBuild
 )
 
 // purpose is what a command does for the project, by its main words and

@@ -147,7 +147,7 @@ func holdoutVerdict(h Holdout) string {
 		return "no session was held out, so whether the notes cut known errors cannot be told (lore boot --holdout 0.1)"
 	case t.Sessions < minToTell || w.Sessions < minToTell:
 		return fmt.Sprintf("%s with notes and %s held out: too few sessions to tell whether the notes cut known errors",
-			plural(t.Sessions, "session"), plural(w.Sessions, "session"))
+			dashN(t.Sessions, "session"), dashN(w.Sessions, "session"))
 	case t.KnownRate.High < w.KnownRate.Low:
 		return fmt.Sprintf("known errors recurred %s less where notes were handed out (%s of %d sessions, against %s of %d held out)",
 			Percent(1-t.KnownRate.Rate/w.KnownRate.Rate), Percent(t.KnownRate.Rate), t.Sessions, Percent(w.KnownRate.Rate), w.Sessions)

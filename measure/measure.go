@@ -677,15 +677,7 @@ type learnedItem struct{ id, text string }
 // other scripts' and symbols' errors, which an item about them does not
 // cover; an error with no such values ("File has not been read yet") is
 // the same wherever it is met.
-func sameError(line, text string) bool {
-	text = strings.ToLower(text)
-	for _, v := range errsig.Values(line) {
-		if !strings.Contains(text, v) {
-			return false
-		}
-	}
-	return true
-}
+func sameError(line, text string) bool { return errsig.Names(text, errsig.Values(line)) }
 
 // tally counts errors, and those known and delivered.
 type tally struct{ errors, known, delivered int }

@@ -72,7 +72,7 @@ func verdict(m Metrics) string {
 	switch {
 	case h.Injected > 0:
 		parts = append(parts, fmt.Sprintf("%d of the %d notes lore handed %s were used (cited or acted on)",
-			h.Cited+h.ActedOn, h.Injected, plural(h.Boots, "session")))
+			h.Cited+h.ActedOn, h.Injected, dashN(h.Boots, "session")))
 	default:
 		parts = append(parts, "lore handed these sessions no notes")
 	}
@@ -82,11 +82,4 @@ func verdict(m Metrics) string {
 			Percent(k.KnownRate), Percent(k.DeliveredRate)))
 	}
 	return strings.Join(parts, "; ") + "."
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -52,6 +52,22 @@ const hookDeadline = 2 * time.Second
 // read-only must not hold up the context an agent is waiting for.
 const recordDeadline = 500 * time.Millisecond
 
+// recordBoot records b for lore measure, waiting at most recordDeadline
+// for a locked store. A record that fails is said on errOut ("<what> is
+// not recorded …") and the command goes on: the record is bookkeeping,
+// and an agent is waiting.
+func recordBoot(ctx context.Context, st lore.Store, b lore.Boot, errOut io.Writer, what string) {
+	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
+	defer cancel()
+	err := st.RecordBoot(rctx, b)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("the store stayed locked by another process for %s", recordDeadline)
+	}
+	if err != nil {
+		fmt.Fprintf(errOut, "%s is not recorded for lore measure: %v\n", what, err)
+	}
+}
+
 // noHooksEnv is set in every process lore starts for itself (a harvest
 // from a hook, an exec: model call): lore's hooks do nothing there, so
 // that they never loop.
@@ -197,16 +213,8 @@ func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 		ids[i] = p.ID
 	}
 	withheld := boot.HeldOut(opts.Session, opts.Holdout)
-	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
-	defer cancel()
-	err = st.RecordBoot(rctx, lore.Boot{Session: opts.Session, Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task,
-		Items: ids, Tokens: c.Tokens, Withheld: withheld})
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("the store stayed locked by another process for %s", recordDeadline)
-	}
-	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "lore boot: note: this boot is not recorded for lore measure: %v\n", err)
-	}
+	recordBoot(ctx, st, lore.Boot{Session: opts.Session, Repo: opts.Repo, Agent: opts.Agent, Task: opts.Task,
+		Items: ids, Tokens: c.Tokens, Withheld: withheld}, opts.IO.ErrOut, "lore boot: note: this boot")
 	if withheld {
 		// Held out: the session starts as it would without lore.
 		return boot.Context{Budget: c.Budget, Items: []boot.Picked{}, Withheld: true}, nil

@@ -47,30 +47,27 @@ var configKeys = []string{"store", "boot.budget", "boot.min_confidence", "boot.h
 	"sessions.exclude_agents", "sessions.exclude_paths", "sessions.extra_paths"}
 
 // configPath is where the config file is: $LORE_CONFIG, else
-// config.toml in $LORE_HOME (~/.lore).
+// config.toml in lore's folder (loreHome); "" with neither.
 func configPath(env transcript.Env) string {
-	if p := getenvOf(env, "LORE_CONFIG"); p != "" {
+	if p := strings.TrimSpace(getenv(env, "LORE_CONFIG")); p != "" {
 		return p
 	}
-	home := getenvOf(env, "LORE_HOME")
-	if home == "" {
-		home = filepath.Join(env.Home, ".lore")
+	if home := loreHome(env); home != "" {
+		return filepath.Join(home, "config.toml")
 	}
-	return filepath.Join(home, "config.toml")
+	return ""
 }
 
-func getenvOf(env transcript.Env, k string) string {
-	if env.Getenv == nil {
-		return ""
-	}
-	return strings.TrimSpace(env.Getenv(k))
-}
+var errNoConfigHome = errors.New("no home folder to keep the settings in: set LORE_HOME or LORE_CONFIG")
 
 // loadConfig reads the config file; none is an empty config. A file lore
 // cannot read is an error that names it and says what is wrong.
 func loadConfig(env transcript.Env) (config, error) {
 	var c config
 	p := configPath(env)
+	if p == "" {
+		return c, nil // no home: no settings
+	}
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
@@ -193,7 +190,11 @@ Keys: ` + strings.Join(configKeys, ", ") + `.`,
 		Short: "Print where the settings file is",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintln(fac.IO.Out, configPath(fac.Env))
+			p := configPath(fac.Env)
+			if p == "" {
+				return errNoConfigHome
+			}
+			_, err := fmt.Fprintln(fac.IO.Out, p)
 			return err
 		},
 	}, &cobra.Command{
@@ -228,6 +229,9 @@ Keys: ` + strings.Join(configKeys, ", ") + `.`,
 				return err
 			}
 			p := configPath(fac.Env)
+			if p == "" {
+				return errNoConfigHome
+			}
 			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 				return err
 			}

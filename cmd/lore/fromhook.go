@@ -1,12 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
@@ -42,10 +40,12 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 	if err != nil {
 		return err
 	}
+	// Every line written to the log says when, and for which session.
+	session := "(no session)"
 	args := []string{"harvest", in.TranscriptPath, "--store", store}
 	if in.SessionID != "" {
-		// Every line it writes to the log says when, and for which session.
-		args = append(args, "--log-session", "claude-code:"+in.SessionID)
+		session = "claude-code:" + in.SessionID
+		args = append(args, "--log-session", session)
 	}
 	if opts.LLM != "" {
 		args = append(args, "--llm", opts.LLM, "--model", opts.Model)
@@ -65,14 +65,9 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 	}
 	defer log.Close()
 	// Each run starts with a line saying when, for which session, what:
-	// the harvest's own lines follow it.
-	session := in.SessionID
-	if session != "" {
-		session = "claude-code:" + session
-	}
-	// A path can hold a token: it goes to the log redacted, as all else.
-	fmt.Fprintf(log, "%s %s: harvest of %s started\n", time.Now().UTC().Format(time.RFC3339), secrets.String(cmp.Or(session, "(no session)")),
-		secrets.String(in.TranscriptPath))
+	// the harvest's own lines follow it, stamped alike (--log-session). A
+	// path can hold a token: it goes to the log redacted, as all else.
+	fmt.Fprintf(&stampWriter{w: log, session: secrets.String(session)}, "harvest of %s started\n", secrets.String(in.TranscriptPath))
 	cmd.Stdout, cmd.Stderr = log, log
 	detach(cmd)
 	if err := cmd.Start(); err != nil {

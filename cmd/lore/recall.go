@@ -202,20 +202,20 @@ func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 			}
 		}
 	}
-	withheld := boot.HeldOut(session, opts.Holdout)
-	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
-	defer cancel()
-	err = st.RecordBoot(rctx, lore.Boot{Session: session, Repo: o.Repo, Agent: agent, Items: n.Items, Kind: kind, Withheld: withheld})
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("the store stayed locked by another process for %s", recordDeadline)
+	return opts.handOver(ctx, st, lore.Boot{Session: session, Repo: o.Repo, Agent: agent, Items: n.Items, Kind: kind},
+		in.HookEventName, n.Text), nil
+}
+
+// handOver records b, a note about to be handed over, and answers the
+// hook's event with text; a session held out (--holdout) is answered
+// nothing, its note recorded as withheld.
+func (opts *recallOptions) handOver(ctx context.Context, st lore.Store, b lore.Boot, event, text string) answer {
+	b.Withheld = boot.HeldOut(b.Session, opts.Holdout)
+	recordBoot(ctx, st, b, opts.IO.ErrOut, "lore recall: note: this note")
+	if b.Withheld {
+		return answer{} // held out: the session goes on as it would without lore
 	}
-	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "lore recall: note: this note is not recorded for lore measure: %v\n", err)
-	}
-	if withheld {
-		return answer{}, nil // held out: the session goes on as it would without lore
-	}
-	return answer{in.HookEventName, n.Text}, nil
+	return answer{event, text}
 }
 
 // episode answers a failure no note covers with the earlier sessions'
@@ -238,18 +238,8 @@ func (opts *recallOptions) episode(ctx context.Context, st lore.Store, in claude
 	if in.SessionID != "" {
 		session = agent + ":" + in.SessionID
 	}
-	withheld := boot.HeldOut(session, opts.Holdout)
-	rctx, cancel := context.WithTimeout(ctx, recordDeadline)
-	defer cancel()
-	err = st.RecordBoot(rctx, lore.Boot{Session: session, Repo: repo, Agent: agent, Items: []string{}, Kind: lore.BootEpisode,
-		Tokens: a.Tokens, Withheld: withheld})
-	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "lore recall: note: this episode is not recorded for lore measure: %v\n", err)
-	}
-	if withheld {
-		return answer{}, nil
-	}
-	return answer{in.HookEventName, a.Note}, nil
+	return opts.handOver(ctx, st, lore.Boot{Session: session, Repo: repo, Agent: agent, Items: []string{}, Kind: lore.BootEpisode,
+		Tokens: a.Tokens}, in.HookEventName, a.Note), nil
 }
 
 // toldSince is how far back told looks for the notes a session was

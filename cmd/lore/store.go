@@ -29,18 +29,23 @@ func (o *storeOptions) addFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
 }
 
+// loreHome is lore's folder: $LORE_HOME, else ~/.lore; "" with neither.
+func loreHome(env transcript.Env) string {
+	if home := strings.TrimSpace(getenv(env, "LORE_HOME")); home != "" {
+		return home
+	}
+	if env.Home == "" {
+		return ""
+	}
+	return filepath.Join(env.Home, ".lore")
+}
+
 // storePath works out which store the options, then the environment,
 // name.
 func (o *storeOptions) storePath(env transcript.Env) (string, error) {
-	getenv := func(k string) string {
-		if env.Getenv == nil {
-			return ""
-		}
-		return strings.TrimSpace(env.Getenv(k))
-	}
 	p := o.Store
 	if p == "" {
-		p = getenv("LORE_STORE")
+		p = strings.TrimSpace(getenv(env, "LORE_STORE"))
 	}
 	if p == "" {
 		c, err := loadConfig(env)
@@ -50,12 +55,9 @@ func (o *storeOptions) storePath(env transcript.Env) (string, error) {
 		p = c.Store // the settings' store, when they name one
 	}
 	if p == "" {
-		home := getenv("LORE_HOME")
+		home := loreHome(env)
 		if home == "" {
-			if env.Home == "" {
-				return "", errors.New("no home folder to keep the store in: set LORE_HOME or pass --store")
-			}
-			home = filepath.Join(env.Home, ".lore")
+			return "", errors.New("no home folder to keep the store in: set LORE_HOME or pass --store")
 		}
 		p = filepath.Join(home, "lore.db")
 	}
