@@ -96,13 +96,23 @@ func normalizeCut(line string, keepIdents bool) (string, bool) {
 // are the same error when they have the same values: "npm error Missing
 // script: "lint"" is not "npm error Missing script: "test"", but "failed
 // to find expected lines in <path>" is the same wherever the file is.
+// An error that says a file is missing is about that file: the last
+// element of each path it names is a value too ("ls: crates/app/: No such
+// file or directory" is not the same error as "ls: docs/plans/: …").
 func Values(line string) []string {
 	line = clip(redactor.Head(line, maxNormIn), maxNormIn)
+	missing := Missing(line)
 	var quoted, vals []string
 	pre := prepass(line, &quoted)
 	for _, q := range quoted {
 		// A quoted path or number says where or how much, not what.
-		if q != "" && !isPath(q) && !digits(q) {
+		switch {
+		case q == "" || digits(q):
+		case isPath(q):
+			if missing {
+				vals = appendBase(vals, q)
+			}
+		default:
 			vals = append(vals, lowerASCII(q))
 		}
 	}
@@ -114,11 +124,43 @@ func Values(line string) []string {
 		}
 		core := strings.TrimRight(t.s, ".,:;!?")
 		core = strings.TrimLeft(core, "*&")
-		if core != "" && transformCore(core, toks, i, false) == phVar {
+		if core == "" {
+			continue
+		}
+		switch transformCore(core, toks, i, false) {
+		case phVar:
 			vals = append(vals, lowerASCII(core))
+		case phPath:
+			if missing {
+				vals = appendBase(vals, core)
+			}
 		}
 	}
 	return vals
+}
+
+// Missing reports whether line says a file or folder is not there.
+func Missing(line string) bool {
+	l := strings.ToLower(line)
+	for _, m := range []string{"no such file", "not found", "does not exist", "cannot find", "could not find", "enoent"} {
+		if strings.Contains(l, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendBase appends the last element of path, in lower case: the file
+// a missing-file error is about, wherever it was looked for.
+func appendBase(vals []string, path string) []string {
+	path = strings.TrimRight(path, `/\`)
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		path = path[i+1:]
+	}
+	if path == "" || path == "." || path == ".." || path == "~" {
+		return vals
+	}
+	return append(vals, lowerASCII(path))
 }
 
 // Names reports whether text names every one of values (Values of an

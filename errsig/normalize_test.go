@@ -86,6 +86,12 @@ func TestValues(t *testing.T) {
 		{`File has not been read yet. Read it first before writing to it.`, nil},
 		{`EISDIR: illegal operation on a directory, read '/src/components'`, nil}, // where, not what
 		{`error at line 12: cannot find module 'left-pad' in 3.2s`, []string{"left-pad"}},
+		// A missing file's error is about that file, wherever it was looked for.
+		{`ls: crates/orpheus-tauri/: No such file or directory`, []string{"orpheus-tauri"}},
+		{`ls: /Users/dd/orpheus/docs/plans/: No such file or directory`, []string{"plans"}},
+		{`File not found: /home/a/web/src/page-registry.tsx`, []string{"page-registry.tsx"}},
+		{`ENOENT: no such file or directory, open 'C:\src\App.vue'`, []string{"app.vue"}},
+		{`String to replace not found in file.`, nil},
 	} {
 		got := Values(tt.line)
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {

@@ -251,6 +251,12 @@ func TestCompute(t *testing.T) {
 			k.DeliveredOfKnown != 1 {
 			t.Errorf("at the point of action: error %+v, replay %+v; want delivered before the push alone", e, k)
 		}
+		// The note covered the failure: no episode was handed over; the
+		// error counts among those known or met before, delivered.
+		if e.DeliveredEpisode || k.KnownOrMet != 1 || k.DeliveredOrEpisode != 1 || k.DeliveredOfKnownOrMet != 1 ||
+			k.AllHooked != (PointOfAction{DeliveredBefore: 1, DeliveredOrEpisode: 1, DeliveredOfKnownOrMet: 1}) {
+			t.Errorf("with episodes: error %+v, replay %+v; want the note before the push, no episode", e, k)
+		}
 		// The episode lookup, asked after s2's failure, names s1's with
 		// the push that worked.
 		if !e.SeenBefore || !e.Recalled || !e.RecalledFix {
@@ -301,4 +307,26 @@ func TestCompute(t *testing.T) {
 			t.Errorf("a list is null: %s", b)
 		}
 	})
+}
+
+// TestCountPointOfAction counts an error at the point of action as the
+// session's agent's hooks delivered it, and as every agent's would have.
+func TestCountPointOfAction(t *testing.T) {
+	const line = `npm error Missing script: "lint"`
+	all := handed{before: map[string][]string{}, after: map[string][]string{},
+		episodes: map[string][]lore.Episode{"npm run": {{Session: "claude-code:s0", Error: `npm error Missing script: "lint"`}}}}
+	r := &replayer{}
+	// An OpenCode session: its agent has no hook, so the episode every
+	// agent's after-failure hook would have handed over was not.
+	r.countPointOfAction(&ReplayedError{Signature: "npm run", SeenBefore: true}, all, line)
+	// A Claude Code session got it.
+	r.countPointOfAction(&ReplayedError{Signature: "npm run", SeenBefore: true, DeliveredEpisode: true}, all, line)
+	// Another script's episode is not about this error; an error neither
+	// known nor met before does not count.
+	r.countPointOfAction(&ReplayedError{Signature: "npm run", SeenBefore: true}, all, `npm error Missing script: "check"`)
+	r.countPointOfAction(&ReplayedError{Signature: "go build"}, all, "go: undefined: x")
+	if o := r.out; o.KnownOrMet != 3 || o.DeliveredEpisode != 1 || o.DeliveredOrEpisode != 1 ||
+		o.AllHooked.DeliveredEpisode != 2 || o.AllHooked.DeliveredOrEpisode != 2 || o.AllHooked.DeliveredBefore != 0 {
+		t.Errorf("counted %+v; want 3 known or met, 1 delivered by its hook, 2 had every agent the hook", o)
+	}
 }

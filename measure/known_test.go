@@ -12,9 +12,9 @@ import (
 )
 
 // TestSameError: an item with an error's signature is about that error
-// only when it names what the error names (a script, a symbol); an agent
-// tool's error, or one that names only where it happened, is the same
-// wherever it is met.
+// only when it names what the error names (a script, a symbol, the file
+// a missing-file error is about); an agent tool's error, or one that
+// names only where it happened, is the same wherever it is met.
 func TestSameError(t *testing.T) {
 	for _, tt := range []struct {
 		line, text string
@@ -23,7 +23,9 @@ func TestSameError(t *testing.T) {
 		{`npm error Missing script: "lint"`, "`npm run lint` fails with `npm error Missing script: \"lint\"`; `npm run check` works.", true},
 		{`npm error Missing script: "check"`, "`npm` can fail with `npm error missing script: <q>`.", false},
 		{`go: undefined: parseConfig`, "`go build` fails with `go: undefined: loadConfig`.", false},
-		{`zsh:1: no such file or directory: scripts/run.sh`, "`scripts/other.sh` fails with `zsh:1: no such file or directory: scripts/other.sh`.", true},
+		// A missing file's error is about the file: another one's is another error.
+		{`zsh:1: no such file or directory: scripts/run.sh`, "`scripts/other.sh` fails with `zsh:1: no such file or directory: scripts/other.sh`.", false},
+		{`zsh:1: no such file or directory: /home/me/app/scripts/run.sh`, "`scripts/run.sh` fails with `zsh:1: no such file or directory: scripts/run.sh`.", true},
 		{`EISDIR: illegal operation on a directory, read '/src/ui'`, "The Read tool fails with `eisdir: illegal operation on a directory`.", true},
 	} {
 		if got := sameError(tt.line, tt.text); got != tt.want {

@@ -702,9 +702,17 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 	if err != nil {
 		return err
 	}
-	before, after, err := r.pointOfAction(ctx, full, f)
+	var hooked points
+	hooked.before, hooked.after = recall.Points(full.Agent)
+	got, err := r.pointOfAction(ctx, full, f, hooked)
 	if err != nil {
 		return err
+	}
+	all := got
+	if hooked != (points{true, true}) {
+		if all, err = r.pointOfAction(ctx, full, f, points{true, true}); err != nil {
+			return err
+		}
 	}
 	if len(f.signatures) > 0 {
 		wk := week(full.FirstActive())
@@ -728,7 +736,11 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 			}
 			about := func(text string) bool { return sameError(f.lines[sig], text) }
 			e := ReplayedError{Signature: sig, Known: known, ItemID: id, Delivered: slices.ContainsFunc(delivered[sig], about),
-				DeliveredBefore: slices.ContainsFunc(before[sig], about), DeliveredAfter: slices.ContainsFunc(after[sig], about)}
+				DeliveredBefore: slices.ContainsFunc(got.before[sig], about), DeliveredAfter: slices.ContainsFunc(got.after[sig], about),
+			}
+			if i := slices.IndexFunc(got.episodes[sig], func(ep lore.Episode) bool { return about(ep.Error) }); i >= 0 {
+				e.DeliveredEpisode, e.EpisodeFrom = true, got.episodes[sig][i].Session
+			}
 			met.Errors = append(met.Errors, e)
 			r.out.Errors++
 			w.errors++
@@ -752,6 +764,7 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 			if err := r.recallEpisode(ctx, full, f, sig, &met.Errors[len(met.Errors)-1]); err != nil {
 				return err
 			}
+			r.countPointOfAction(&met.Errors[len(met.Errors)-1], all, f.lines[sig])
 		}
 		r.out.BySession = append(r.out.BySession, met)
 	}
@@ -787,6 +800,39 @@ func (r *replayer) step(ctx context.Context, full *lore.Session, f facts) error 
 		r.known[it.Signature] = append(r.known[it.Signature], learnedItem{id, it.Text})
 	}
 	return nil
+}
+
+// countPointOfAction counts an error met, its SeenBefore set, among those
+// known or met before and delivered either way; and in AllHooked, as
+// delivered had every agent had the hooks (all: what they would have
+// handed over).
+func (r *replayer) countPointOfAction(e *ReplayedError, all handed, line string) {
+	if !e.Known && !e.SeenBefore {
+		return
+	}
+	r.out.KnownOrMet++
+	if e.DeliveredEpisode {
+		r.out.DeliveredEpisode++
+	}
+	if e.Delivered || e.DeliveredBefore || e.DeliveredAfter || e.DeliveredEpisode {
+		r.out.DeliveredOrEpisode++
+	}
+	about := func(text string) bool { return sameError(line, text) }
+	before, after := slices.ContainsFunc(all.before[e.Signature], about), slices.ContainsFunc(all.after[e.Signature], about)
+	ep := slices.ContainsFunc(all.episodes[e.Signature], func(ep lore.Episode) bool { return about(ep.Error) })
+	a := &r.out.AllHooked
+	if before {
+		a.DeliveredBefore++
+	}
+	if after {
+		a.DeliveredAfter++
+	}
+	if ep {
+		a.DeliveredEpisode++
+	}
+	if e.Delivered || before || after || ep {
+		a.DeliveredOrEpisode++
+	}
 }
 
 // recallEpisode asks the episode lookup about an error the session met,
@@ -861,13 +907,19 @@ func (r *replayer) storedID(ctx context.Context, it lore.Item) (string, error) {
 // pointOfAction replays lore recall's hooks through the session, asked
 // of the store the sessions before it were harvested into: before each
 // shell command, the note recall.BeforeTool would have handed over; after
-// each failed call, recall.AfterFailure's. It returns the texts of the
-// items with an error signature each handed over: before, those of the
-// command's note whose call then failed with the signature, by that
-// signature; after, those of each failure's note, by the failure's
-// signature. A note is handed to a session once, as the hooks do.
-func (r *replayer) pointOfAction(ctx context.Context, s *lore.Session, f facts) (before, after map[string][]string, err error) {
-	before, after = map[string][]string{}, map[string][]string{}
+// each failed call, recall.AfterFailure's, or when no note covers the
+// failure, recall.Episode's. hooks says at which points the session's
+// agent has them (recall.Points). It returns what each handed over by the
+// signature the session then met: before, the texts of the items with an
+// error signature of the command's note whose call then failed with it;
+// after, those of each failure's note; episodes, the error line of the
+// earlier episode each answer named. A note is handed to a session once,
+// as the hooks do.
+func (r *replayer) pointOfAction(ctx context.Context, s *lore.Session, f facts, hooks points) (handed, error) {
+	h := handed{before: map[string][]string{}, after: map[string][]string{}, episodes: map[string][]lore.Episode{}}
+	if !hooks.before && !hooks.after {
+		return h, nil
+	}
 	opts := recall.Options{Repo: s.Repo, Agent: s.Agent, Told: map[string]bool{}}
 	texts := func(n recall.Note) ([]lore.Item, error) {
 		var items []lore.Item
@@ -882,35 +934,70 @@ func (r *replayer) pointOfAction(ctx context.Context, s *lore.Session, f facts) 
 		return items, nil
 	}
 	for _, c := range f.calls {
-		n, err := recall.BeforeTool(ctx, r.st, opts, c.name, c.input)
+		if hooks.before {
+			n, err := recall.BeforeTool(ctx, r.st, opts, c.name, c.input)
+			if err != nil {
+				return h, err
+			}
+			told, err := texts(n)
+			if err != nil {
+				return h, err
+			}
+			if c.failed && c.sig != "" {
+				for _, it := range told {
+					if it.Signature == c.sig {
+						h.before[c.sig] = append(h.before[c.sig], it.Text)
+					}
+				}
+			}
+		}
+		if !hooks.after || !c.failed || c.sig == "" {
+			continue
+		}
+		n, err := recall.AfterFailure(ctx, r.st, opts, c.name, c.input, c.output)
 		if err != nil {
-			return nil, nil, err
+			return h, err
 		}
 		told, err := texts(n)
 		if err != nil {
-			return nil, nil, err
-		}
-		if !c.failed || c.sig == "" {
-			continue
-		}
-		for _, it := range told {
-			if it.Signature == c.sig {
-				before[c.sig] = append(before[c.sig], it.Text)
-			}
-		}
-		if n, err = recall.AfterFailure(ctx, r.st, opts, c.name, c.input, c.output); err != nil {
-			return nil, nil, err
-		}
-		if told, err = texts(n); err != nil {
-			return nil, nil, err
+			return h, err
 		}
 		for _, it := range told {
 			if it.Signature == c.sig || it.Signature == harvest.CausePrefix+c.sig {
-				after[c.sig] = append(after[c.sig], it.Text)
+				h.after[c.sig] = append(h.after[c.sig], it.Text)
 			}
 		}
+		if n.Text != "" {
+			continue
+		}
+		// The hook falls back on an episode only when no note covers the
+		// failure, not when the notes that do were handed over already.
+		if n, err = recall.AfterFailure(ctx, r.st, recall.Options{Repo: s.Repo, Agent: s.Agent}, c.name, c.input, c.output); err != nil || n.Text != "" {
+			if err != nil {
+				return h, err
+			}
+			continue
+		}
+		a, err := recall.Episode(ctx, r.st, opts, c.name, c.input, c.output)
+		if err != nil {
+			return h, err
+		}
+		if a.Note != "" {
+			h.episodes[c.sig] = append(h.episodes[c.sig], lore.Episode{Session: a.Episodes[0].Session, Error: a.Episodes[0].Error})
+		}
 	}
-	return before, after, nil
+	return h, nil
+}
+
+// points are the points of action where a session's agent has lore's
+// hooks.
+type points struct{ before, after bool }
+
+// handed is what lore recall handed a replayed session at the point of
+// action (pointOfAction).
+type handed struct {
+	before, after map[string][]string
+	episodes      map[string][]lore.Episode // the error line and session of each episode named
 }
 
 // clipBytes is s cut to at most n bytes, at a rune's start.
@@ -967,6 +1054,8 @@ func (r *replayer) result() WouldHaveKnown {
 	out.KnownRate = share(out.Known, out.Errors)
 	out.DeliveredRate = share(out.Delivered, out.Errors)
 	out.DeliveredOfKnown = share(out.DeliveredAny, out.Known)
+	out.DeliveredOfKnownOrMet = share(out.DeliveredOrEpisode, out.KnownOrMet)
+	out.AllHooked.DeliveredOfKnownOrMet = share(out.AllHooked.DeliveredOrEpisode, out.KnownOrMet)
 	out.Weeks = []Known{}
 	for wk, w := range r.weeks {
 		out.Weeks = append(out.Weeks, Known{Week: wk, Errors: w.errors,

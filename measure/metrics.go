@@ -162,7 +162,22 @@ type WouldHaveKnown struct {
 	DeliveredAfter   int     `json:"delivered_after_failure"`
 	DeliveredAny     int     `json:"delivered_any"`
 	DeliveredOfKnown float64 `json:"delivered_of_known"` // delivered_any ÷ known
-	Weeks            []Known `json:"weeks"`              // the same, week by week
+	// The raw history counts too: KnownOrMet are the errors known, or met
+	// by an earlier session (Episodes.SeenBefore); DeliveredEpisode those
+	// after whose failure, no note covering it, the hook would have
+	// handed over an earlier episode of the same error (recall.Episode);
+	// DeliveredOrEpisode those delivered either way, at any point.
+	KnownOrMet            int     `json:"known_or_met"`
+	DeliveredEpisode      int     `json:"delivered_episode"`
+	DeliveredOrEpisode    int     `json:"delivered_or_episode"`
+	DeliveredOfKnownOrMet float64 `json:"delivered_of_known_or_met"` // delivered_or_episode ÷ known_or_met
+	// A note is credited before a command or after a failure only where
+	// the session's agent has lore's hook at that point (recall.Points:
+	// Claude Code both, Codex CLI before, Gemini CLI after; the others
+	// start only). AllHooked is the same replay as if every agent had
+	// both: what the hooks would deliver, were they everywhere.
+	AllHooked PointOfAction `json:"if_every_agent_hooked"`
+	Weeks     []Known       `json:"weeks"` // the same, week by week
 	// BySession is every replayed session that met an error, in time
 	// order, with what was known of each error it met.
 	BySession []ReplayedSession `json:"by_session"`
@@ -173,6 +188,15 @@ type WouldHaveKnown struct {
 	// lookup would have answered after each failure an earlier session
 	// had met.
 	Episodes EpisodeRecall `json:"episodes"`
+}
+
+// PointOfAction is what lore recall's hooks deliver over a replay.
+type PointOfAction struct {
+	DeliveredBefore       int     `json:"delivered_before_tool"`
+	DeliveredAfter        int     `json:"delivered_after_failure"`
+	DeliveredEpisode      int     `json:"delivered_episode"`
+	DeliveredOrEpisode    int     `json:"delivered_or_episode"`
+	DeliveredOfKnownOrMet float64 `json:"delivered_of_known_or_met"`
 }
 
 // EpisodeRecall says how well the episode lookup (episode.Recall) names
@@ -255,6 +279,12 @@ type ReplayedError struct {
 	// the failure did.
 	DeliveredBefore bool `json:"delivered_before_tool"`
 	DeliveredAfter  bool `json:"delivered_after_failure"`
+	// DeliveredEpisode: no note covering the failure, the hook's answer
+	// named an earlier episode of the same error. The three are credited
+	// only where the agent has the hook (recall.Points).
+	DeliveredEpisode bool `json:"delivered_episode"`
+	// EpisodeFrom is the session of the episode handed over; "" for none.
+	EpisodeFrom string `json:"episode_from"`
 	// SeenBefore: an earlier session met the same error; Recalled: the
 	// episode lookup named an earlier occurrence in its top 5, RecalledFix
 	// with the call that got past it.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
+	"github.com/lorehq/lore/episode"
 	"github.com/lorehq/lore/errsig"
 	"github.com/lorehq/lore/harvest"
 	"github.com/lorehq/lore/internal/shellcmd"
@@ -138,4 +139,51 @@ func note(header string, items []lore.Item, repo string) Note {
 	}
 	n.Text = b.String()
 	return n
+}
+
+// Points says at which points of action lore's hooks reach a session of
+// agent, as lore hooks install sets them up (and the README's Codex CLI
+// hook): before a shell command runs, Claude Code's PreToolUse and Codex
+// CLI's; after a failed call, Claude Code's PostToolUseFailure and Gemini
+// CLI's AfterTool. Other agents get their notes at session start only
+// (lore boot, lore context write). measure --replay credits a note
+// handed over at a point only where the agent's hook is there.
+func Points(agent string) (beforeTool, afterFailure bool) {
+	switch agent {
+	case lore.AgentClaudeCode:
+		return true, true
+	case lore.AgentCodex:
+		return true, false
+	case lore.AgentGeminiCLI:
+		return false, true
+	}
+	return false, false
+}
+
+// episodes is what the episode fallback reads.
+type episodes interface {
+	Episodes(ctx context.Context, q lore.EpisodeQuery) ([]lore.Episode, error)
+}
+
+// Episode is what a failure no note covers is answered with (tool its
+// name, input its arguments as JSON, output what the agent was told): the
+// earlier sessions' episodes of its error, the best one named in the
+// answer's Note with what fixed it. The note is "" when there is none to
+// hand over: an agent tool's own error ("String to replace not found":
+// its message says what to do, and an earlier session's meeting it adds
+// nothing), a cascade, or no earlier episode of the same error: its
+// signature, and the values the error names (errsig.Values: the script,
+// the symbol, the missing file). One whose error only shares words, or
+// names another script, is a lead for a search, not a note.
+func Episode(ctx context.Context, st episodes, opts Options, tool, input, output string) (episode.Answer, error) {
+	e := errsig.Parse(tool, input, output, nil)
+	if e.Signature == "" || e.Kind != errsig.Environment || errsig.Cascade(e.Line) {
+		return episode.Answer{}, nil
+	}
+	a, err := episode.Recall(ctx, st, episode.Failure{Signature: e.Signature, Line: e.Line, Repo: opts.Repo, Agent: opts.Agent},
+		episode.Options{})
+	if err != nil || a.Note == "" || !a.Episodes[0].Same || !errsig.Names(a.Episodes[0].Error, errsig.Values(e.Line)) {
+		return episode.Answer{}, err
+	}
+	return a, nil
 }

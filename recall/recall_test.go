@@ -152,3 +152,21 @@ func TestStoreError(t *testing.T) {
 		t.Error("AfterFailure: no error from a failing store")
 	}
 }
+
+// TestPoints says which agents lore's hooks reach at which point.
+func TestPoints(t *testing.T) {
+	for _, tt := range []struct {
+		agent         string
+		before, after bool
+	}{
+		{lore.AgentClaudeCode, true, true},
+		{lore.AgentCodex, true, false},
+		{lore.AgentGeminiCLI, false, true},
+		{lore.AgentOpenCode, false, false},
+		{"", false, false},
+	} {
+		if b, a := Points(tt.agent); b != tt.before || a != tt.after {
+			t.Errorf("Points(%q) = %v, %v; want %v, %v", tt.agent, b, a, tt.before, tt.after)
+		}
+	}
+}

@@ -162,6 +162,11 @@ func writeReplay(w io.Writer, k measure.WouldHaveKnown) {
 	fmt.Fprintf(w, "  delivered       %s\n", nOf(k.Delivered, k.Errors, "errors in the boot context of the session"))
 	fmt.Fprintf(w, "  at the action   %d before the command that met the error, %d after the failure (lore recall); %s\n",
 		k.DeliveredBefore, k.DeliveredAfter, nOf(k.DeliveredAny, k.Known, "known errors delivered at some point"))
+	if k.KnownOrMet > 0 {
+		fmt.Fprintf(w, "  with episodes   %s (%d by an earlier episode); %d had every agent lore's hooks\n",
+			nOf(k.DeliveredOrEpisode, k.KnownOrMet, "errors known or met before delivered at some point"), k.DeliveredEpisode,
+			k.AllHooked.DeliveredOrEpisode)
+	}
 	if b := k.Boots; b.Sessions > 0 {
 		fmt.Fprintf(w, "  boots           median %d tokens (90th percentile %d), %d notes; %s held a note, median %d tokens\n",
 			b.MedianTokens, b.P90Tokens, b.MedianNotes, nOf(b.WithNotes, b.Sessions, "boots"), b.MedianTokensWithNotes)

@@ -14,8 +14,6 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
-	"github.com/lorehq/lore/episode"
-	"github.com/lorehq/lore/errsig"
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/recall"
@@ -186,7 +184,7 @@ func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 		}
 		// No note covers the error: an earlier session that met it, and
 		// what it did next.
-		return opts.episode(ctx, st, in, agent, o.Repo, failure)
+		return opts.episode(ctx, st, in, o, failure)
 	}
 	session := ""
 	if in.SessionID != "" {
@@ -218,27 +216,19 @@ func (opts *recallOptions) handOver(ctx context.Context, st lore.Store, b lore.B
 	return answer{event, text}
 }
 
-// episode answers a failure no note covers with the earlier sessions'
-// episodes of its error (episode.Recall, of the same signature): the best
-// one, with what fixed it, in at most 300 tokens, recorded as a boot of kind episode. An agent
-// tool's own error ("String to replace not found") gets none: its message
-// says what to do, and an earlier session's meeting it adds nothing.
-func (opts *recallOptions) episode(ctx context.Context, st lore.Store, in claudehook.Input, agent, repo, failure string) (answer, error) {
-	e := errsig.Parse(in.ToolName, string(in.ToolInput), failure, nil)
-	if e.Signature == "" || e.Kind != errsig.Environment || errsig.Cascade(e.Line) {
-		return answer{}, nil
-	}
-	a, err := episode.Recall(ctx, st, episode.Failure{Signature: e.Signature, Line: e.Line, Repo: repo, Agent: agent}, episode.Options{})
-	if err != nil || a.Note == "" || !a.Episodes[0].Same {
-		// Only the same error: an episode whose error shares words
-		// with this one is a lead for a search, not a note to hand over.
+// episode answers a failure no note covers with the best earlier episode
+// of its error (recall.Episode), in at most 300 tokens, recorded as a boot
+// of kind episode.
+func (opts *recallOptions) episode(ctx context.Context, st lore.Store, in claudehook.Input, o recall.Options, failure string) (answer, error) {
+	a, err := recall.Episode(ctx, st, o, in.ToolName, string(in.ToolInput), failure)
+	if err != nil || a.Note == "" {
 		return answer{}, err
 	}
 	session := ""
 	if in.SessionID != "" {
-		session = agent + ":" + in.SessionID
+		session = o.Agent + ":" + in.SessionID
 	}
-	return opts.handOver(ctx, st, lore.Boot{Session: session, Repo: repo, Agent: agent, Items: []string{}, Kind: lore.BootEpisode,
+	return opts.handOver(ctx, st, lore.Boot{Session: session, Repo: o.Repo, Agent: o.Agent, Items: []string{}, Kind: lore.BootEpisode,
 		Tokens: a.Tokens}, in.HookEventName, a.Note), nil
 }
 
