@@ -2,6 +2,7 @@ package lore
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +29,20 @@ func TestDocumented(t *testing.T) {
 	Merge(&byHand, nil, Item{Confidence: 0.7, Tags: []string{TagDocumented}, Evidence: sessions("c")}, Adding)
 	if byHand.Status != StatusActive {
 		t.Errorf("an item a person added: %+v, want it active still", byHand)
+	}
+}
+
+// TestIsInstructionFile: every file of InstructionFiles is one, wherever
+// it is and case aside; a file that only ends like one is not.
+func TestIsInstructionFile(t *testing.T) {
+	for _, f := range InstructionFiles {
+		if !IsInstructionFile(f) || !IsInstructionFile("/src/app/sub/"+strings.ToUpper(f)) {
+			t.Errorf("%s: not an instructions file", f)
+		}
+	}
+	for _, p := range []string{"", "README.md", "docs/MYCLAUDE.md", "AGENTS.md.bak", ".github/"} {
+		if IsInstructionFile(p) {
+			t.Errorf("%q: an instructions file", p)
+		}
 	}
 }

@@ -172,6 +172,19 @@ func TestFloorChecksTheTree(t *testing.T) {
 			t.Errorf("%q handed out: documented, or its script or target is gone", not.Text)
 		}
 	}
+	// Any agent's instructions file says it: Claude Code's local one, Qwen
+	// Code's, Aider's conventions.
+	if err := os.Remove(filepath.Join(dir, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"CLAUDE.local.md", "QWEN.md", "CONVENTIONS.md"} {
+		write(name, "Run the tests with `go test ./...`.\n")
+		c, _ = Build(context.Background(), st, Options{Repo: "acme/api", Dir: dir, Now: now})
+		if got := texts(c); slices.Contains(got, test.Text) {
+			t.Errorf("%s gives the test command; it was handed out: %q", name, got)
+		}
+		os.Remove(filepath.Join(dir, name))
+	}
 	// Without the checkout, nothing can be told: they stand.
 	c, _ = Build(context.Background(), st, Options{Repo: "acme/api", Now: now})
 	if got := texts(c); !slices.Contains(got, test.Text) || !slices.Contains(got, lint.Text) {

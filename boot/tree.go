@@ -69,10 +69,6 @@ func gone(it lore.Item, opts Options) bool {
 // maxInstructions is how much of an instructions file boot reads.
 const maxInstructions = 256 << 10
 
-// instructionFiles are the files at a checkout's root in which a
-// repository tells agents how to work in it, as harvest knows them.
-var instructionFiles = []string{"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".github/copilot-instructions.md", ".cursorrules"}
-
 // instructions is what the checkout's instructions files for agents say,
 // read once per boot; "" without a checkout or such files.
 func instructions(opts Options) string {
@@ -80,7 +76,7 @@ func instructions(opts Options) string {
 		return ""
 	}
 	var b strings.Builder
-	for _, name := range instructionFiles {
+	for _, name := range lore.InstructionFiles {
 		f, err := os.Open(filepath.Join(opts.Dir, name))
 		if err != nil {
 			continue

@@ -30,19 +30,6 @@ import (
 //   - a stated cause or a tool quirk: never (the file does not say why an
 //     error came, nor how the agent's tools fail).
 
-// instructionFiles are the base names of the files agents read as their
-// instructions for a repository, lower case.
-var instructionFiles = map[string]bool{
-	"claude.md": true, "claude.local.md": true, "agents.md": true, "agent.md": true, "gemini.md": true,
-	"qwen.md": true, "copilot-instructions.md": true, ".cursorrules": true, ".windsurfrules": true,
-	".clinerules": true, "conventions.md": true,
-}
-
-// instructionFile reports whether p names an agent's instructions file.
-func instructionFile(p string) bool {
-	return p != "" && instructionFiles[strings.ToLower(path.Base(p))]
-}
-
 // documented is the code an instructions file the session saw gives: its
 // inline code spans and the lines of its code blocks, one a line; "" when
 // the session saw none.
@@ -79,7 +66,7 @@ func (r *ruleRun) documented() string {
 func (r *ruleRun) instructionDocs() []string {
 	var docs []string
 	for _, c := range r.calls {
-		if p := docPath(c); c.ok() && instructionFile(p) && r.ofRepository(p) {
+		if p := docPath(c); c.ok() && lore.IsInstructionFile(p) && r.ofRepository(p) {
 			docs = append(docs, c.output)
 		}
 	}
