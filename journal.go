@@ -101,8 +101,8 @@ type AttemptFilter struct {
 	Outcome string
 	File    string // attempts that touched this file
 	Since   time.Time
-	// WithDiff returns the attempts' diffs too, which costs reading and
-	// inflating each; Attempt returns one attempt's.
+	// WithDiff returns the attempts' diffs and test output too, which
+	// costs reading and inflating each; Attempt returns one attempt's.
 	WithDiff bool
 }
 
@@ -122,10 +122,10 @@ type Journal interface {
 	// Attempt returns the attempt with this id or unique id prefix.
 	Attempt(ctx context.Context, id string) (Attempt, error)
 	// SimilarAttempts returns the attempts most like q, best first,
-	// without their diffs.
+	// without their diffs and test output.
 	SimilarAttempts(ctx context.Context, q AttemptQuery) ([]AttemptHit, error)
 	// Attempts calls fn for every attempt f selects, newest first, with
-	// their diffs only when f.WithDiff.
+	// their diffs and test output only when f.WithDiff.
 	Attempts(ctx context.Context, f AttemptFilter, fn func(Attempt) error) error
 	// Reflect sets the reflection of the attempt with this id or unique id
 	// prefix, redacted, and returns the attempt as it now is.
