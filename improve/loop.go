@@ -57,6 +57,7 @@ type Config struct {
 	AgentTimeout             time.Duration
 	Branch                   string
 	StopWhenStuck            bool
+	RetryStuck               bool // give the areas escalated before another go
 	Journal                  Journal
 	RepoID                   string // the repository's identity for the journal
 	Boot                     func(ctx context.Context, task string) string
@@ -150,23 +151,32 @@ func Run(ctx context.Context, c Config) error {
 	if err := os.MkdirAll(filepath.Join(c.stateDir, "worktrees"), 0o700); err != nil {
 		return err
 	}
-	if r := LoadRunning(c.stateDir); r != nil {
-		return fmt.Errorf("lore improve is already running on this repository (pid %d); lore improve stop ends it", r.PID)
-	}
-	cleanUp(ctx, root, c.stateDir, "")
 	var id [8]byte
 	rand.Read(id[:])
 	c.runID = hex.EncodeToString(id[:])
+	running := &Running{PID: os.Getpid(), RunID: c.runID, Started: time.Now().UTC()}
+	prev := readRunning(c.stateDir)
+	if err := running.claim(c.stateDir); err != nil {
+		return err
+	}
+	defer os.Remove(runningPath(c.stateDir))
+	if prev != nil {
+		cleanUp(ctx, root, c.stateDir, prev.RunID) // what a run that died left
+	} else {
+		cleanUp(ctx, root, c.stateDir, "")
+	}
 	c.procs = &procs{path: procsPath(c.stateDir), runID: c.runID, live: map[int]bool{}}
 	st, err := c.loadOrStart(ctx)
 	if err != nil {
 		return err
 	}
-	running := &Running{PID: os.Getpid(), RunID: c.runID, Started: time.Now().UTC()}
-	if err := running.save(c.stateDir); err != nil {
-		return err
+	if c.RetryStuck {
+		for _, as := range st.Areas {
+			if as.Stuck {
+				*as = AreaState{Attempts: as.Attempts, Approach: 1, Try: 1}
+			}
+		}
 	}
-	defer os.Remove(runningPath(c.stateDir))
 	defer cleanUp(ctx, root, c.stateDir, c.runID)
 	for done := 0; c.Forever || done < c.Rounds; done++ {
 		if ctx.Err() != nil {
@@ -274,7 +284,10 @@ func (c *Config) round(ctx context.Context, st *State, running *Running) (bool, 
 	}
 	area := c.weakest(st, before)
 	if area == "" {
-		c.logf("nothing left to improve: every area is at its maximum or stuck (%s)", before)
+		c.logf("nothing left to improve: every area is at its maximum, stuck or waiting for approval (%s)", before)
+		if c.Forever {
+			return true, c.Sleep(ctx, time.Minute) // an approval may change that
+		}
 		return false, nil
 	}
 	st.Round++
@@ -320,6 +333,10 @@ func (c *Config) round(ctx context.Context, st *State, running *Running) (bool, 
 		c.journal(ctx, st, &rec, as, diff, explain)
 		st.History = append(st.History, rec)
 		return c.afterRound(ctx, st, area, rec, explain)
+	}
+	if moved := c.branchMoved(ctx, st, base); moved != "" {
+		rec.Outcome, rec.Reason = Tampered, moved
+		return finish()
 	}
 	if agentErr != nil {
 		rec.Outcome, rec.Reason = agentErr.outcome, agentErr.reason
@@ -402,9 +419,13 @@ func (st *State) areaState(area string) *AreaState {
 // weakest is the area furthest below its maximum that is not stuck; ties
 // go to the area attempted least, then by name.
 func (c *Config) weakest(st *State, p Points) string {
+	waiting := map[string]bool{} // an area with a held change waits for the person
+	for _, pd := range openPending(c.stateDir, st) {
+		waiting[pd.Area] = true
+	}
 	best := ""
 	for _, n := range p.Names() {
-		if p[n].Gap() <= 0 || st.Areas[n] != nil && st.Areas[n].Stuck {
+		if p[n].Gap() <= 0 || st.Areas[n] != nil && st.Areas[n].Stuck || waiting[n] {
 			continue
 		}
 		if best == "" {
@@ -521,6 +542,27 @@ func lastWords(s string) string {
 	}
 	ls := lines(s)
 	return ": " + ls[len(ls)-1]
+}
+
+// branchMoved says how the branch moved while the agent ran, and puts it
+// back: an agent's worktree shares the repository's refs, and only lore,
+// or a person approving a held change, moves the branch.
+func (c *Config) branchMoved(ctx context.Context, st *State, base string) string {
+	ref := "refs/heads/" + st.Branch
+	tip, err := git(ctx, c.root, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if tip == base {
+		return ""
+	}
+	if err == nil {
+		for _, p := range st.Pending {
+			if decision(c.stateDir, p.N) == "approved "+tip {
+				st.Best = tip
+				return ""
+			}
+		}
+	}
+	git(ctx, c.root, "update-ref", ref, base)
+	return fmt.Sprintf("the branch %s was moved to %q while the agent ran: put back", st.Branch, short(tip))
 }
 
 // afterRound moves the area's tries and approaches on; after every

@@ -169,6 +169,8 @@ func TestRunOutcomes(t *testing.T) {
 		{name: "protect glob", script: improves, setup: func(c *Config) { c.Approve = []string{"**"}; c.Protect = []string{"src/alpha.txt"} }, outcome: Held, alpha: 1},
 		{name: "approve all", script: improves, setup: func(c *Config) { c.Approve = []string{"**"} }, outcome: Kept, alpha: 2},
 		{name: "crashes", script: crashes, outcome: AgentFailed, reason: "exited with status 3: segfault, sort of", alpha: 1},
+		{name: "moves the branch", script: `echo ok >> src/alpha.txt; git -c user.name=a -c user.email=a@a commit -qam mine; git update-ref refs/heads/lore/improve HEAD`,
+			outcome: Tampered, reason: "was moved", alpha: 1},
 		{name: "nothing", script: `echo "approach: think hard"`, outcome: NoChange, alpha: 1},
 		{name: "hangs", script: "sleep 600", setup: func(c *Config) { c.AgentTimeout = time.Second }, outcome: TimedOut, alpha: 1},
 		{name: "bench fails", script: `echo ok >> src/alpha.txt; rm src/beta.txt`, outcome: BenchFailed, alpha: 1},
@@ -327,6 +329,23 @@ echo "prompt had: $(grep -c 'trade beta for alpha' "$LORE_IMPROVE_PROMPT") menti
 	}
 	if n := len(state(t, repo).History); n != 2 {
 		t.Errorf("%d rounds, want 2", n)
+	}
+	// Run again: the stuck area stays stuck (beta is worked on) unless
+	// --retry-stuck.
+	c.StopWhenStuck, c.Rounds = false, 1
+	c.Agent = agent(t, "improves", improves)
+	if err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if r := last(state(t, repo)); r.Area != "beta" {
+		t.Errorf("after stuck: %s worked on", r.Area)
+	}
+	c.RetryStuck = true
+	if err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if r := last(state(t, repo)); r.Area != "alpha" || r.Outcome != Kept {
+		t.Errorf("with RetryStuck: %s %s", r.Area, r.Outcome)
 	}
 }
 

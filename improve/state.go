@@ -171,3 +171,30 @@ func (r *Running) save(dir string) error {
 	}
 	return writeFileAtomic(runningPath(dir), b)
 }
+
+// claim writes r as the running loop's file, unless a loop that is still
+// alive has it.
+func (r *Running) claim(dir string) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	for range 2 {
+		f, err := os.OpenFile(runningPath(dir), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			_, err = f.Write(b)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		if other := LoadRunning(dir); other != nil {
+			return fmt.Errorf("lore improve is already running on this repository (pid %d); lore improve stop ends it", other.PID)
+		}
+		os.Remove(runningPath(dir)) // a loop that died left it
+	}
+	return fmt.Errorf("lore improve: %s keeps coming back", runningPath(dir))
+}

@@ -120,6 +120,7 @@ does not match (default --approve: tests and data: ` + strings.Join(improve.Defa
 	f.DurationVar(&c.AgentTimeout, "agent-timeout", improve.DefaultAgentTimeout, "the longest one agent run may take")
 	f.StringVar(&c.Branch, "branch", improve.DefaultBranch, "the branch kept changes go on")
 	f.StringVar(&opts.OnStuck, "on-stuck", "next", "after an area's last approach failed: next (area) or stop")
+	f.BoolVar(&c.RetryStuck, "retry-stuck", false, "give the areas escalated before another go (after you fixed what the report says)")
 	f.BoolVar(&opts.NoStore, "no-journal", false, "neither read nor write lore's store (no journal, no notes)")
 	opts.addRepoFlag(cmd)
 	opts.storeOptions.addFlag(cmd)
