@@ -96,6 +96,8 @@ type PointsAt struct {
 	At    time.Time `json:"at"`
 	Total float64   `json:"total"`
 	Max   float64   `json:"max"`
+	// Outcome is how the round ended.
+	Outcome string `json:"outcome"`
 }
 
 // ReadStatus reads where lore improve stands on the repository holding
@@ -129,7 +131,7 @@ func ReadStatus(ctx context.Context, dir string) (Status, *State, error) {
 		if r.Outcome == Kept && r.After != nil {
 			best = *r.After
 		}
-		s.OverTime = append(s.OverTime, PointsAt{Round: r.Round, At: r.At, Total: best, Max: r.Max})
+		s.OverTime = append(s.OverTime, PointsAt{Round: r.Round, At: r.At, Total: best, Max: r.Max, Outcome: r.Outcome})
 	}
 	if n := len(st.History); n > 0 {
 		s.Last = &st.History[n-1]

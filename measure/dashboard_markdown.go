@@ -23,6 +23,15 @@ func dashboardMarkdown(m Metrics) string {
 		p("| %s | %s | %s |\n", h.Name, dashMD(h.Text()), dashMD(h.Detail))
 	}
 
+	if n := len(m.Improve); n > 0 {
+		last := m.Improve[n-1]
+		p("\n## Benchmark points (lore improve)\n\n%s of %s points after %s rounds, from %s.\n\n| round | at | outcome | best total |\n|---:|---|---|---:|\n",
+			chartCount(last.Total), chartCount(last.Max), dashInt(int64(n)), chartCount(m.Improve[0].Total))
+		for _, r := range m.Improve {
+			p("| %d | %s | %s | %s/%s |\n", r.Round, r.At.UTC().Format("2006-01-02 15:04"), dashMD(r.Outcome), chartCount(r.Total), chartCount(r.Max))
+		}
+	}
+
 	p("\n## Knowledge velocity\n\nNew items per week (Monday), from the daily counts.\n\n")
 	if len(m.Velocity.Days) == 0 {
 		p("No data yet.\n")

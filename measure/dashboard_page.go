@@ -66,6 +66,9 @@ func newDashPage(m Metrics) dashPage {
 		Outcomes:   dashOutcomes(m.Outcomes),
 		Categories: dashCategories(m.Knowledge.ByCategory),
 	}
+	if len(m.Improve) > 0 {
+		p.Charts = append(p.Charts, improveChart(m.Improve))
+	}
 	if !m.GeneratedAt.IsZero() {
 		p.GeneratedISO = m.GeneratedAt.UTC().Format(time.RFC3339)
 	}
@@ -379,4 +382,37 @@ func weekGap(prev, next string) bool {
 	a, errA := time.Parse(time.DateOnly, prev)
 	b, errB := time.Parse(time.DateOnly, next)
 	return errA == nil && errB == nil && b.Sub(a) > 8*24*time.Hour
+}
+
+// improveChart draws the benchmark's best total after each round of lore
+// improve, which never falls, against its maximum.
+func improveChart(ps []ImprovePoints) dashChart {
+	c, f := newDashChart("improve", "Benchmark points (lore improve)", "The best benchmark total after each round of lore improve", 300, 56, 20, 36, 44)
+	first, last := ps[0], ps[len(ps)-1]
+	kept := 0
+	for _, p := range ps {
+		if p.Outcome == "kept" {
+			kept++
+		}
+	}
+	c.Summary = fmt.Sprintf("%s of %s points after %s rounds (%s kept), from %s.", chartCount(last.Total), chartCount(last.Max),
+		dashInt(int64(len(ps))), dashInt(int64(kept)), chartCount(first.Total))
+	most := 0.0
+	rounds := make([]string, len(ps))
+	for i, p := range ps {
+		most = max(most, p.Max, p.Total)
+		rounds[i] = strconv.Itoa(p.Round)
+	}
+	top, ticks := svgchart.Scale(most, false)
+	f.YAxis(top, ticks, chartCount, "points")
+	slots := f.TimeAxis(rounds, 1, "round")
+	total, maxima := make([]svgchart.Sample, len(ps)), make([]svgchart.Sample, len(ps))
+	for i, p := range ps {
+		total[i] = svgchart.Sample{X: slots.X[i], Y: f.Y(p.Total, top), Title: fmt.Sprintf("round %d (%s): %s of %s points", p.Round, p.Outcome, chartCount(p.Total), chartCount(p.Max))}
+		maxima[i] = svgchart.Sample{X: slots.X[i], Y: f.Y(p.Max, top), Title: fmt.Sprintf("round %d: the maximum, %s", p.Round, chartCount(p.Max))}
+	}
+	f.Legend(18, svgchart.Swatch{Class: "s1", Name: "best total"}, svgchart.Swatch{Class: "s2", Name: "maximum"})
+	f.Series("s2", maxima)
+	f.Series("s1", total)
+	return c
 }

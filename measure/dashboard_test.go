@@ -452,3 +452,33 @@ func checkScreenshot(t *testing.T, path string) {
 		t.Errorf("screenshot has %d pixels of the chart colour: the charts did not paint", chart)
 	}
 }
+
+// TestDashboardImprove: the rounds of lore improve are a chart, a table
+// and metrics.json's improve; without them the page has no such chart.
+func TestDashboardImprove(t *testing.T) {
+	dir := t.TempDir()
+	m := sampleMetrics()
+	at := time.Date(2026, 11, 28, 2, 0, 0, 0, time.UTC)
+	m.Improve = []ImprovePoints{{1, at, 6, 10, "rolled-back"}, {2, at.Add(time.Hour), 8, 10, "kept"}, {3, at.Add(2 * time.Hour), 10, 10, "kept"}}
+	if err := WriteDashboard(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	page := readFile(t, filepath.Join(dir, DashboardHTML))
+	for _, w := range []string{`data-chart="improve"`, "10 of 10 points after 3 rounds (2 kept), from 6.", "round 2 (kept): 8 of 10 points"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	if md := readFile(t, filepath.Join(dir, DashboardMarkdown)); !strings.Contains(md, "| 2 | 2026-11-28 03:00 | kept | 8/10 |") {
+		t.Errorf("dashboard.md:\n%s", md)
+	}
+	if js := readFile(t, filepath.Join(dir, DashboardJSON)); !strings.Contains(js, `"improve":[{"round":1`) && !strings.Contains(js, `"improve": [`) {
+		t.Errorf("metrics.json has no improve")
+	}
+	if err := WriteDashboard(dir, sampleMetrics()); err != nil {
+		t.Fatal(err)
+	}
+	if page := readFile(t, filepath.Join(dir, DashboardHTML)); strings.Contains(page, `data-chart="improve"`) {
+		t.Error("a dashboard without rounds has the improve chart")
+	}
+}

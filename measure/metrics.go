@@ -34,6 +34,19 @@ type Metrics struct {
 	// agents or repositories; empty where they do not.
 	ByAgent []Split `json:"by_agent"`
 	ByRepo  []Split `json:"by_repo"`
+	// Improve is the benchmark's total after each round of lore improve
+	// on the repository the dashboard was made in; none when it never ran.
+	Improve []ImprovePoints `json:"improve,omitempty"`
+}
+
+// ImprovePoints is the best benchmark total after one round of lore
+// improve, and how the round ended.
+type ImprovePoints struct {
+	Round   int       `json:"round"`
+	At      time.Time `json:"at"`
+	Total   float64   `json:"total"`
+	Max     float64   `json:"max"`
+	Outcome string    `json:"outcome"`
 }
 
 // Velocity is how fast knowledge is learned.
