@@ -321,9 +321,9 @@ func (c *Config) round(ctx context.Context, st *State, running *Running) (bool, 
 	agentLog := filepath.Join(dir, "agent.log")
 	explain, agentErr := c.runAgent(ctx, st, area, before, wt, prompt, promptFile, agentLog)
 	if ctx.Err() != nil {
-		rec.Outcome, rec.Reason = Stopped, "lore improve stop"
 		as.Attempts--
 		st.Round--
+		os.RemoveAll(dir)
 		return false, nil
 	}
 	var diff string
@@ -369,6 +369,7 @@ func (c *Config) round(ctx context.Context, st *State, running *Running) (bool, 
 	if ctx.Err() != nil {
 		st.Round--
 		as.Attempts--
+		os.RemoveAll(dir)
 		return false, nil
 	}
 	if err != nil {
@@ -523,7 +524,12 @@ func (c *Config) runAgent(ctx context.Context, st *State, area string, before Po
 		"LORE_IMPROVE_PROMPT=" + promptFile,
 		"LORE_IMPROVE_WORKTREE=" + wt,
 	})
-	r, err := c.procs.run(ctx, command{Line: c.Agent, Dir: wt, Stdin: strings.NewReader(prompt), Env: env, Timeout: c.AgentTimeout, Log: logFile})
+	in, err := os.Open(promptFile)
+	if err != nil {
+		return "", &agentError{AgentFailed, err.Error()}
+	}
+	defer in.Close()
+	r, err := c.procs.run(ctx, command{Line: c.Agent, Dir: wt, Stdin: in, Env: env, Timeout: c.AgentTimeout, Log: logFile})
 	explain := tail(logFile, 2000)
 	switch {
 	case err != nil:

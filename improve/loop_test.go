@@ -46,9 +46,7 @@ func testRepo(t *testing.T) string {
 	write(t, dir, "src/alpha.txt", "ok\n")
 	write(t, dir, "src/beta.txt", "ok\nok\nok\n")
 	write(t, dir, "README", "a tiny project\n")
-	gitT(t, dir, "init", "-q", "-b", "main")
-	gitT(t, dir, "add", "-A")
-	gitT(t, dir, "commit", "-q", "-m", "start")
+	testRepoIn(t, dir)
 	return dir
 }
 

@@ -75,7 +75,7 @@ func readProcs(path string) []int {
 type command struct {
 	Line    string
 	Dir     string
-	Stdin   io.Reader
+	Stdin   *os.File // nil: /dev/null; a file, never a pipe lore must feed
 	Env     []string
 	Timeout time.Duration
 	// Log receives standard output and error (a file, never a pipe, so
@@ -117,7 +117,10 @@ func (p *procs) run(ctx context.Context, c command) (result, error) {
 	}
 	defer logf.Close()
 	cmd := exec.Command("/bin/sh", "-c", c.Line)
-	cmd.Dir, cmd.Stdin, cmd.Env = c.Dir, c.Stdin, c.Env
+	cmd.Dir, cmd.Env = c.Dir, c.Env
+	if c.Stdin != nil {
+		cmd.Stdin = c.Stdin
+	}
 	cmd.Stderr = logf
 	cmd.Stdout = logf
 	if c.Stdout != "" {
@@ -127,9 +130,6 @@ func (p *procs) run(ctx context.Context, c command) (result, error) {
 		}
 		defer out.Close()
 		cmd.Stdout = out
-	}
-	if cmd.Stdin == nil {
-		cmd.Stdin = bytes.NewReader(nil)
 	}
 	ownGroup(cmd)
 	start := time.Now()

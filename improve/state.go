@@ -20,7 +20,6 @@ const (
 	TimedOut    = "timed-out"
 	NoChange    = "no-change"
 	BenchFailed = "bench-failed"
-	Stopped     = "stopped"
 )
 
 // State is what a run keeps between rounds, in the repository's git
