@@ -38,8 +38,8 @@ import (
 // (skipped when absent) and on this repository's own history;
 // LORE_HISTORY=DIR adds the git checkout at DIR.
 func TestJournalHistory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads whole git histories (10 s); not with -short")
+	if testing.Short() || raceDetector {
+		t.Skip("reads whole git histories (10 s, two minutes under -race); not with -short or -race")
 	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
