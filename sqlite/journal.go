@@ -118,35 +118,7 @@ func logAttempt(ctx context.Context, tx *sql.Tx, a *lore.Attempt, diff []byte) e
 // resolveAttempt returns the rowid and id of the attempt id names: an id,
 // or the start of exactly one id.
 func resolveAttempt(ctx context.Context, q querier, id string) (int64, string, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
-	if !lore.ValidIDPrefix(id) {
-		return 0, "", lore.Errorf(lore.EINVALID, "%q is not an attempt id (4 to 24 hex digits)", id)
-	}
-	rows, err := q.QueryContext(ctx, `SELECT rowid, id FROM attempts WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"~")
-	if err != nil {
-		return 0, "", err
-	}
-	defer rows.Close()
-	var rowids []int64
-	var ids []string
-	for rows.Next() {
-		var r int64
-		var full string
-		if err := rows.Scan(&r, &full); err != nil {
-			return 0, "", err
-		}
-		rowids, ids = append(rowids, r), append(ids, full)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, "", err
-	}
-	switch {
-	case len(ids) == 0:
-		return 0, "", lore.Errorf(lore.ENOTFOUND, "no attempt %s", id)
-	case len(ids) > 1 && ids[0] != id:
-		return 0, "", lore.Errorf(lore.EINVALID, "%s is the start of several attempt ids (%s, %s, …): give more of it", id, ids[0], ids[1])
-	}
-	return rowids[0], ids[0], nil
+	return resolveIn(ctx, q, "attempts", "attempt", id)
 }
 
 // Attempt returns the attempt with this id or unique id prefix, with its
@@ -240,15 +212,19 @@ func attemptWhere(repo, outcome string, since time.Time) ([]string, []any) {
 
 // Similar-attempt ranking. An attempt's score adds its text relevance
 // (bm25 over task, approach, analysis and reflection, as a share of the
-// best candidate's), the share of the query's files it touched (each
-// file weighted by how rare it is among attempts: a README or changelog
-// every other attempt touched says little), and a recency bonus that
-// halves every similarHalfLife before the newest candidate.
+// best candidate's, from 0 to 1), its files' (from 0 to 1: half for
+// touching any of the query's files, for an attempt on the same code is
+// the one to see first whatever its words, and half by the share of the
+// query's files it touched, each file weighted by how rare it is among
+// attempts: a README or changelog every other attempt touched says
+// little), and a recency bonus that halves every similarHalfLife before
+// the newest candidate.
 const (
 	// similarCandidates is how many of the best text matches, and of the
 	// attempts that touched the query's files, are ranked.
 	similarCandidates = 300
 	similarFileWeight = 1.0
+	similarAnyFile    = 0.5
 	similarRecency    = 0.25
 	similarHalfLife   = 60 * 24 * time.Hour
 )
@@ -397,8 +373,8 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 				shared += weight[f]
 			}
 		}
-		if queryWeight > 0 {
-			h.Score += similarFileWeight * shared / queryWeight
+		if shared > 0 {
+			h.Score += similarFileWeight * (similarAnyFile + (1-similarAnyFile)*shared/queryWeight)
 		}
 		h.Score += similarRecency * math.Exp2(-float64(newest.Sub(a.At))/float64(similarHalfLife))
 		hits = append(hits, h)

@@ -54,7 +54,42 @@ read take the repository of the current checkout unless --repo names another or
 		newJournalReflectCmd(fac, nil),
 		// lore journal import (attempts from transcripts) is added here.
 	)
+	for _, c := range cmd.Commands() {
+		switch c.Name() {
+		case "show", "reflect":
+			c.ValidArgsFunction = completeAttemptIDs(fac)
+		}
+	}
 	return cmd
+}
+
+// completeAttemptIDs completes an attempt's id from the store (the one
+// --store names), each with the start of its task; at most maxCompleted,
+// the newest first.
+func completeAttemptIDs(fac *factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		o := newJournalOptions(fac)
+		o.Store, _ = cmd.Flags().GetString("store")
+		j, closeStore, err := o.openJournal(cmd.Context(), false)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		defer closeStore()
+		var ids []cobra.Completion
+		j.Attempts(cmd.Context(), lore.AttemptFilter{}, func(a lore.Attempt) error {
+			if strings.HasPrefix(a.ID, toComplete) {
+				ids = append(ids, cobra.CompletionWithDesc(a.ID, oneLine(a.Task, 60)))
+			}
+			if len(ids) == maxCompleted {
+				return errEnough
+			}
+			return nil
+		})
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // journalOptions are what every journal command shares: the store, the
@@ -131,6 +166,63 @@ func (o *journalOptions) openJournal(ctx context.Context, write bool) (lore.Jour
 	}
 	return j, s.Close, nil
 }
+
+// readJournal opens an existing store for reading, and says which
+// repository to read (journalOptions.repo).
+func (o *journalOptions) readJournal(ctx context.Context) (lore.Journal, string, func() error, error) {
+	repo, err := o.repo()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	j, closeStore, err := o.openJournal(ctx, false)
+	return j, repo, closeStore, err
+}
+
+// listAttempts writes the attempts of the repository that f selects and
+// keep keeps, newest first, at most limit of them (0: every one); none
+// says, of the repository, that there are none.
+func (o *journalOptions) listAttempts(ctx context.Context, f lore.AttemptFilter, keep func(lore.Attempt) bool, limit int,
+	none func(repo string) string) error {
+	j, repo, closeStore, err := o.readJournal(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	f.Repo = repo
+	var as []lore.Attempt
+	err = j.Attempts(ctx, f, func(a lore.Attempt) error {
+		if keep(a) {
+			as = append(as, a)
+		}
+		if limit > 0 && len(as) == limit {
+			return errEnough
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		return storeError(err)
+	}
+	out := o.IO.Out
+	if o.JSON {
+		for _, a := range as {
+			if err := writeJSON(out, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(as) == 0 {
+		fmt.Fprintln(o.IO.ErrOut, none(repo))
+		return nil
+	}
+	for _, a := range as {
+		fmt.Fprintln(out, attemptLine(a))
+	}
+	return nil
+}
+
+// errEnough stops reading attempts once a list is full.
+var errEnough = errors.New("enough")
 
 // journalOutcome checks an --outcome flag: "" or one of lore's outcomes.
 func journalOutcome(s string) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
@@ -120,6 +121,22 @@ func TestJournalCommands(t *testing.T) {
 	r = runIn(t, env, "", nil, "journal", "similar", "clock", "--all-repos", "--json")
 	if hits := decodeLines[lore.AttemptHit](t, r.stdout); len(hits) != 1 || hits[0].Lesson() != "inject the clock" {
 		t.Errorf("similar after reflect: %q", r.stdout)
+	}
+
+	// Shell completion: ids of attempts, outcomes, groupings.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "journal", "show", id[:4]}, id + "\tmake the retry test stable\n"},
+		{[]string{"__complete", "journal", "reflect", id[:4]}, id + "\t"},
+		{[]string{"__complete", "journal", "log", "--outcome", ""}, "rollback\n"},
+		{[]string{"__complete", "journal", "similar", "x", "--outcome", ""}, "failure\n"},
+		{[]string{"__complete", "journal", "stats", "--by", ""}, "approach\n"},
+	} {
+		if r := runIn(t, env, "", nil, tt.args...); !strings.Contains(r.stdout, tt.want) {
+			t.Errorf("lore %s: %q, want %q in it", strings.Join(tt.args, " "), r.stdout, tt.want)
+		}
 	}
 }
 
@@ -280,4 +297,30 @@ func TestJournalLogFlags(t *testing.T) {
 			t.Errorf("%v: %v, from-git %v; want %q", tt.args, err, got, tt.want)
 		}
 	}
+}
+
+// FuzzReadAttemptJSON: whatever is on standard input, reading it as an
+// attempt and preparing it as a store would is an error or an attempt
+// within its sizes, never a panic.
+func FuzzReadAttemptJSON(f *testing.F) {
+	for _, s := range []string{`{"task":"x","outcome":"success","files":["a.go"]}`, `{"task": "x",`, `[]`, `{"task":"x"} {}`, `null`,
+		`{"task":"x","diff":"+a\n","tests":"ok","points_before":1.5,"at":"2026-01-01T00:00:00Z"}`, `{"retries":-1,"task":"y"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		a, err := readAttemptJSON(strings.NewReader(in))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error of more than one line: %q", err)
+			}
+			return
+		}
+		p, err := lore.PrepareAttempt(a, time.Now())
+		if err != nil {
+			return
+		}
+		if p.Task == "" || len(p.Diff) > lore.MaxAttemptDiff || len(p.Tests) > lore.MaxAttemptTests || !lore.ValidIDPrefix(p.ID) {
+			t.Errorf("prepared attempt out of shape: %+v", p)
+		}
+	})
 }
