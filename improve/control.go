@@ -54,7 +54,7 @@ func Stop(ctx context.Context, dir string) (StopReport, error) {
 	if raw != nil {
 		runID = raw.RunID
 	}
-	cleanUp(ctx, root, sd, runID)
+	cleanUp(ctx, root, sd, runID, 0) // the loop had its chance to stop them
 	os.Remove(runningPath(sd))
 	rep.Took = time.Since(start)
 	return rep, nil

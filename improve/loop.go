@@ -161,9 +161,9 @@ func Run(ctx context.Context, c Config) error {
 	}
 	defer os.Remove(runningPath(c.stateDir))
 	if prev != nil {
-		cleanUp(ctx, root, c.stateDir, prev.RunID) // what a run that died left
+		cleanUp(ctx, root, c.stateDir, prev.RunID, killGrace) // what a run that died left
 	} else {
-		cleanUp(ctx, root, c.stateDir, "")
+		cleanUp(ctx, root, c.stateDir, "", killGrace)
 	}
 	c.procs = &procs{path: procsPath(c.stateDir), runID: c.runID, live: map[int]bool{}}
 	st, err := c.loadOrStart(ctx)
@@ -177,7 +177,7 @@ func Run(ctx context.Context, c Config) error {
 			}
 		}
 	}
-	defer cleanUp(ctx, root, c.stateDir, c.runID)
+	defer cleanUp(ctx, root, c.stateDir, c.runID, killGrace)
 	for done := 0; c.Forever || done < c.Rounds; done++ {
 		if ctx.Err() != nil {
 			break
@@ -702,13 +702,11 @@ func (c *Config) journal(ctx context.Context, st *State, rec *Record, as *AreaSt
 	rec.Attempt = logged[0].ID
 }
 
-// cleanUp kills what a run that died left running and removes its
-// worktrees; keep names a worktree to leave (none: "").
-func cleanUp(ctx context.Context, root, stateDir, runID string) {
-	for _, g := range readProcs(procsPath(stateDir)) {
-		killGroup(g, killGrace)
-	}
-	killProcesses(marked(runID), killGrace)
+// cleanUp kills what a run left running (the process groups it recorded,
+// the processes of runID on Linux), SIGTERM first and SIGKILL after
+// grace, and removes its worktrees.
+func cleanUp(ctx context.Context, root, stateDir, runID string, grace time.Duration) {
+	kill(readProcs(procsPath(stateDir)), marked(runID), grace)
 	os.Remove(procsPath(stateDir))
 	ents, _ := os.ReadDir(filepath.Join(stateDir, "worktrees"))
 	for _, e := range ents {

@@ -446,9 +446,13 @@ func filepathDir(t *testing.T, repo string) string {
 // own, stops it, and checks that no process it started survives and the
 // repository is as before the round.
 func TestStopLeavesNothing(t *testing.T) {
-	if os.Getenv("LORE_IMPROVE_TEST_LOOP") != "" {
-		return // the loop process: see TestMain
-	}
+	t.Run("the loop stops", func(t *testing.T) { testStop(t, false) })
+	t.Run("the loop ignores SIGTERM", func(t *testing.T) { testStop(t, true) })
+}
+
+// testStop: with deaf, the loop process ignores SIGTERM, so stop has to
+// kill it and clean up after it.
+func testStop(t *testing.T, deaf bool) {
 	repo := testRepo(t)
 	pids := filepath.Join(t.TempDir(), "pids")
 	script := fmt.Sprintf(`echo ok >> src/alpha.txt
@@ -461,6 +465,9 @@ sleep 600
 	ag := agent(t, "stubborn", script)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMain$")
 	cmd.Env = append(os.Environ(), "LORE_IMPROVE_TEST_LOOP="+repo+"|"+ag)
+	if deaf {
+		cmd.Env = append(cmd.Env, "LORE_IMPROVE_TEST_DEAF=1")
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -491,7 +498,10 @@ sleep 600
 		t.Fatal(err)
 	}
 	took := time.Since(start)
-	if !rep.WasRunning || took > 5*time.Second {
+	// A loop that stops takes about 2 s (a second of SIGTERM grace for its
+	// agent, whose children ignore it); one that ignores SIGTERM is killed
+	// after 3 s. Either way, within 5.
+	if !rep.WasRunning || took > 5*time.Second || deaf && !rep.Killed {
 		t.Errorf("stop: %+v in %s", rep, took)
 	}
 	select {
@@ -529,6 +539,9 @@ func TestMain(m *testing.M) {
 		os.Unsetenv("LORE_IMPROVE_TEST_LOOP")
 		ctx, stop := signalContext()
 		defer stop()
+		if os.Getenv("LORE_IMPROVE_TEST_DEAF") != "" {
+			ignoreTerm()
+		}
 		err := Run(ctx, Config{Repo: repo, Bench: "sh bench/score.sh", Agent: ag, Forever: true, Approve: []string{"**"}, Log: os.Stderr})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -155,8 +155,8 @@ func (p *procs) run(ctx context.Context, c command) (result, error) {
 	case <-ctx.Done():
 		r.Stopped = true
 	}
-	killGroup(pgid, killGrace)
-	killProcesses(marked(p.runID), killGrace) // descendants that left the group
+	// The group, and descendants that left it.
+	kill([]int{pgid}, marked(p.runID), killGrace)
 	if r.TimedOut || r.Stopped {
 		err = <-done
 	}
@@ -213,4 +213,16 @@ func writeFileAtomic(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// waitGone waits until alive says no, at most d; it says whether it did.
+func waitGone(alive func() bool, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for alive() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }

@@ -12,7 +12,7 @@ import (
 // no more; its descendants may outlive it.
 func ownGroup(cmd *exec.Cmd) {}
 
-func killGroup(pid int, grace time.Duration) { killProcesses([]int{pid}, grace) }
+func kill(groups, pids []int, grace time.Duration) { killProcesses(append(groups, pids...), grace) }
 
 func killProcesses(pids []int, grace time.Duration) {
 	for _, pid := range pids {

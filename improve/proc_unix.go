@@ -15,26 +15,19 @@ func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// killGroup sends the process group SIGTERM, then SIGKILL to what is left
-// after grace, and waits (at most a second more) until it is gone.
-func killGroup(pgid int, grace time.Duration) {
-	if !groupAlive(pgid) {
-		return
-	}
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	if waitGone(func() bool { return groupAlive(pgid) }, grace) {
-		return
-	}
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	waitGone(func() bool { return groupAlive(pgid) }, time.Second)
-}
+// killProcesses does to processes what kill does.
+func killProcesses(pids []int, grace time.Duration) { kill(nil, pids, grace) }
 
-// killProcesses does to processes what killGroup does to a group.
-func killProcesses(pids []int, grace time.Duration) {
-	if len(pids) == 0 {
-		return
-	}
-	anyAlive := func() bool {
+// kill ends process groups and processes together: SIGTERM to all, then,
+// after grace (none: at once), SIGKILL to what is left, and waits at most
+// a second more until they are gone.
+func kill(groups, pids []int, grace time.Duration) {
+	alive := func() bool {
+		for _, g := range groups {
+			if groupAlive(g) {
+				return true
+			}
+		}
 		for _, p := range pids {
 			if processAlive(p) {
 				return true
@@ -42,16 +35,25 @@ func killProcesses(pids []int, grace time.Duration) {
 		}
 		return false
 	}
-	for _, p := range pids {
-		syscall.Kill(p, syscall.SIGTERM)
+	send := func(sig syscall.Signal) {
+		for _, g := range groups {
+			syscall.Kill(-g, sig)
+		}
+		for _, p := range pids {
+			syscall.Kill(p, sig)
+		}
 	}
-	if waitGone(anyAlive, grace) {
+	if !alive() {
 		return
 	}
-	for _, p := range pids {
-		syscall.Kill(p, syscall.SIGKILL)
+	if grace > 0 {
+		send(syscall.SIGTERM)
+		if waitGone(alive, grace) {
+			return
+		}
 	}
-	waitGone(anyAlive, time.Second)
+	send(syscall.SIGKILL)
+	waitGone(alive, time.Second)
 }
 
 // signalTerm asks the process to stop.
@@ -69,15 +71,4 @@ func processAlive(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return (err == nil || errors.Is(err, syscall.EPERM)) && !zombie(pid)
-}
-
-func waitGone(alive func() bool, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for alive() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
 }

@@ -10,3 +10,7 @@ import (
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
+
+// ignoreTerm makes the process deaf to SIGTERM, as a loop stuck where it
+// does not look at its context.
+func ignoreTerm() { signal.Ignore(syscall.SIGTERM) }
