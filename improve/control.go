@@ -116,6 +116,9 @@ func ReadStatus(ctx context.Context, dir string) (Status, *State, error) {
 		return s, st, err
 	}
 	s.Round, s.Branch, s.Best = st.Round, st.Branch, st.Best
+	if r := LoadRunning(sd); r != nil && r.Round > 0 {
+		s.Round = r.Round
+	}
 	if p, ok := st.Baselines[st.Best]; ok {
 		s.Points = p
 		s.Total, s.Max = p.Total()

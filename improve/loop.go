@@ -300,6 +300,7 @@ func (c *Config) round(ctx context.Context, st *State, running *Running) (bool, 
 	wt := filepath.Join(c.stateDir, "worktrees", fmt.Sprintf("round-%d", st.Round))
 	running.Worktree = wt
 	running.save(c.stateDir)
+	st.save(c.stateDir) // the baseline, for lore improve status while the agent works
 	defer func() {
 		running.Worktree, running.Base = "", ""
 		running.save(c.stateDir)
