@@ -128,6 +128,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newStatusCmd(fac, nil),
 		newDoctorCmd(fac, nil),
 		newConfigCmd(fac),
+		newJournalCmd(fac),
 	)
 	groupCommands(root)
 	completeFlagValues(root)
@@ -176,7 +177,7 @@ var commandGroups = []struct {
 }{
 	{"read", "Read what agents left behind:", []string{"sessions", "sample", "tour"}},
 	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
-		"search", "show", "export", "import"}},
+		"search", "show", "export", "import", "journal"}},
 	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp"}},
 	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "prune", "version",
 		"completion", "help"}},
@@ -200,10 +201,10 @@ func groupCommands(root *cobra.Command) {
 }
 
 // completeFlagValues lets shell completion (lore completion bash|zsh|fish|
-// powershell) complete the values of every --agent, --category and
-// --status flag.
+// powershell) complete the values of every --agent, --category, --status
+// and --outcome flag.
 func completeFlagValues(root *cobra.Command) {
-	values := map[string][]string{"agent": lore.Agents}
+	values := map[string][]string{"agent": lore.Agents, "outcome": lore.AttemptOutcomes}
 	for _, c := range lore.Categories {
 		values["category"] = append(values["category"], string(c))
 	}

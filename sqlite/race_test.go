@@ -1,0 +1,7 @@
+//go:build race
+
+package sqlite
+
+// raceDetector says the tests run under the race detector, which makes
+// reading whole git histories minutes long.
+const raceDetector = true
