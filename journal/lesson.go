@@ -1,0 +1,91 @@
+package journal
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/lorehq/lore"
+)
+
+// Lesson confidences: one attempt's lesson stays a candidate; the same
+// lesson from a second session's attempt reaches lore.PromoteConfidence
+// (1 − (1 − 0.5)² = 0.75), and the store makes it active. A held lesson
+// is not handed out until a person looks at it.
+const (
+	lessonConfidence = 0.5
+	heldConfidence   = 0.3
+)
+
+// maxLesson caps a lesson's text, in runes: an item is a sentence or two.
+const maxLesson = 400
+
+// TagJournal marks the items a journal's attempts taught.
+const TagJournal = "journal"
+
+// Lesson is the candidate pitfall a failed or rolled-back attempt
+// teaches: its reflection (else its analysis) as the text, scoped to its
+// repository, its files and area as tags, with the attempt's session as
+// evidence (or the attempt itself, "journal:ID", when it has none), for
+// the store's Add to merge with the same lesson of other attempts and
+// promote by its rules. The text is screened as harvest screens what a
+// session's tool output taught, for whoever wrote it (an agent, a
+// transcript) may have been handed it by a stranger: an instruction to an
+// agent teaches nothing (false), and an order or a dangerous setting is
+// kept held (lore.TagHeld). No lesson (false) for an attempt that
+// succeeded or is pending, or that says nothing of why.
+//
+// The commands that write attempts (lore journal log, reflect and import)
+// add the lesson of each attempt as they store it.
+func Lesson(a lore.Attempt) (lore.Item, bool) {
+	if a.Outcome != lore.AttemptFailure && a.Outcome != lore.AttemptRollback {
+		return lore.Item{}, false
+	}
+	text := lessonText(a.Reflection)
+	if text == "" {
+		text = lessonText(a.Analysis)
+	}
+	if text == "" {
+		return lore.Item{}, false
+	}
+	it := lore.Item{Text: text, Category: lore.CategoryPitfall, Repo: a.Repo, Confidence: lessonConfidence,
+		Status: lore.StatusCandidate, FirstSeen: a.At, Tags: append([]string{TagJournal}, a.Files...)}
+	it.Redact() // screened as it will be stored
+	instruction, hold, order := lore.Screen(it.Text)
+	if instruction {
+		return lore.Item{}, false
+	}
+	if hold || order {
+		it.Confidence = heldConfidence
+		it.Tags = append(it.Tags, lore.TagHeld)
+	}
+	if a.Area != "" {
+		it.Tags = append(it.Tags, a.Area)
+	}
+	src := a.Session
+	if src == "" && a.ID != "" {
+		src = "journal:" + a.ID
+	}
+	if src != "" {
+		it.Evidence = []lore.Evidence{{Session: src}}
+	}
+	it.Tags = slices.Compact(it.Tags)
+	return it, true
+}
+
+// lessonText is s on one line, cut to maxLesson runes at a sentence's or
+// a word's end.
+func lessonText(s string) string {
+	t := strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(t) <= maxLesson {
+		return t
+	}
+	cut := string([]rune(t)[:maxLesson])
+	if i := strings.LastIndex(cut, ". "); i > maxLesson/2 {
+		return cut[:i+1]
+	}
+	if i := strings.LastIndexByte(cut, ' '); i > maxLesson/2 {
+		cut = cut[:i]
+	}
+	return cut + " …"
+}
