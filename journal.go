@@ -2,7 +2,16 @@ package lore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/lorehq/lore/internal/redact"
 )
 
 // Attempt is one attempt to change code, by an agent or a person: what was
@@ -91,6 +100,9 @@ type AttemptFilter struct {
 	Outcome string
 	File    string // attempts that touched this file
 	Since   time.Time
+	// WithDiff returns the attempts' diffs too, which costs reading and
+	// inflating each; Attempt returns one attempt's.
+	WithDiff bool
 }
 
 // Journal keeps attempts. A store that keeps knowledge keeps them beside
@@ -108,11 +120,167 @@ type Journal interface {
 	LogAttempts(ctx context.Context, as []Attempt) ([]Attempt, error)
 	// Attempt returns the attempt with this id or unique id prefix.
 	Attempt(ctx context.Context, id string) (Attempt, error)
-	// SimilarAttempts returns the attempts most like q, best first.
+	// SimilarAttempts returns the attempts most like q, best first,
+	// without their diffs.
 	SimilarAttempts(ctx context.Context, q AttemptQuery) ([]AttemptHit, error)
-	// Attempts calls fn for every attempt f selects, newest first.
+	// Attempts calls fn for every attempt f selects, newest first, with
+	// their diffs only when f.WithDiff.
 	Attempts(ctx context.Context, f AttemptFilter, fn func(Attempt) error) error
 	// Reflect sets the reflection of the attempt with this id or unique id
 	// prefix, redacted, and returns the attempt as it now is.
 	Reflect(ctx context.Context, id, text string) (Attempt, error)
+}
+
+// PrepareAttempt checks an attempt a caller wants stored and brings it
+// into the form every Journal keeps: every text redacted (secrets never
+// reach a store); the diff cut to MaxAttemptDiff at a line's end, with
+// DiffCut the bytes left out; the test output cut to its last
+// MaxAttemptTests bytes, whole lines; files cleaned, sorted and unique;
+// tags as items' tags; the time now when unset, in UTC to the
+// microsecond; the outcome pending when unset; the id computed
+// (AttemptID). It returns an EINVALID error for an attempt without a task,
+// with an unknown outcome, a negative retry count or a malformed parent.
+func PrepareAttempt(a Attempt, now time.Time) (Attempt, error) {
+	text := RedactText
+	a.Task = text(a.Task)
+	if a.Task == "" {
+		return a, Errorf(EINVALID, "an attempt needs a task")
+	}
+	a.Outcome = strings.ToLower(strings.TrimSpace(a.Outcome))
+	if a.Outcome == "" {
+		a.Outcome = AttemptPending
+	} else if !slices.Contains(AttemptOutcomes, a.Outcome) {
+		return a, Errorf(EINVALID, "unknown outcome %q (want one of %s)", a.Outcome, strings.Join(AttemptOutcomes, ", "))
+	}
+	if a.Retries < 0 {
+		return a, Errorf(EINVALID, "retries %d is negative", a.Retries)
+	}
+	for _, p := range []*float64{a.PointsBefore, a.PointsAfter} {
+		if p != nil && (math.IsNaN(*p) || math.IsInf(*p, 0)) {
+			return a, Errorf(EINVALID, "points %v is not a number", *p)
+		}
+	}
+	if a.Parent = strings.ToLower(strings.TrimSpace(a.Parent)); a.Parent != "" && !ValidIDPrefix(a.Parent) {
+		return a, Errorf(EINVALID, "parent %q is not an attempt id (4 to 24 hex digits)", a.Parent)
+	}
+	a.Repo, a.Agent, a.Session, a.Area = text(a.Repo), text(a.Agent), text(a.Session), text(a.Area)
+	a.Approach, a.Analysis, a.Reflection = text(a.Approach), text(a.Analysis), text(a.Reflection)
+	a.Files = CleanFiles(a.Files)
+	for i, f := range a.Files {
+		a.Files[i] = redactor.String(f)
+	}
+	a.Tags = cleanTags(a.Tags)
+	if a.DiffCut < 0 {
+		a.DiffCut = 0
+	}
+	diff, cut := cutDiff(strings.ToValidUTF8(a.Diff, "\uFFFD"), MaxAttemptDiff)
+	a.Diff, a.DiffCut = diff, a.DiffCut+cut
+	a.Tests = tailOf(strings.ToValidUTF8(a.Tests, "\uFFFD"), MaxAttemptTests)
+	if a.At.IsZero() {
+		a.At = now
+	}
+	a.At = StoreTime(a.At)
+	a.ID = AttemptID(a)
+	return a, nil
+}
+
+// RedactText is a text as the journal keeps it: valid UTF-8, redacted,
+// trimmed (a reflection added later).
+func RedactText(s string) string {
+	return strings.TrimSpace(redactor.String(strings.ToValidUTF8(s, "\uFFFD")))
+}
+
+// AttemptKey is what makes two attempts the same, so that the second
+// replaces the first (an import run again): repo, session, task and
+// files; and, for an attempt of no session (one logged by hand), its time
+// too, so that logging "fix the flaky test" twice keeps both.
+func AttemptKey(a Attempt) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "attempt\x00%s\x00%s\x00%s\x00%s", a.Repo, a.Session, a.Task, strings.Join(a.Files, "\x00"))
+	if a.Session == "" {
+		fmt.Fprintf(h, "\x00%d", a.At.UnixMicro())
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// AttemptID is the id of a prepared attempt: the first idLen hex digits
+// of its key, as an item's; a store gives the first 2*idLen to an attempt
+// whose short id another key holds.
+func AttemptID(a Attempt) string { return AttemptKey(a)[:idLen] }
+
+// LongAttemptID is the id a store gives an attempt whose short id is
+// taken.
+func LongAttemptID(a Attempt) string { return AttemptKey(a)[:2*idLen] }
+
+// Lesson is what an attempt taught: its reflection, else its analysis.
+func (a Attempt) Lesson() string {
+	if a.Reflection != "" {
+		return a.Reflection
+	}
+	return a.Analysis
+}
+
+// CleanFiles returns repository-relative paths as attempts keep them:
+// slashes, no leading "./", trimmed, sorted, without repeats or empties.
+func CleanFiles(files []string) []string {
+	var out []string
+	for _, f := range files {
+		f = strings.TrimSpace(strings.ToValidUTF8(f, "\uFFFD"))
+		f = strings.ReplaceAll(f, `\`, "/")
+		for strings.HasPrefix(f, "./") {
+			f = f[2:]
+		}
+		if f != "" && f != "." {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// cutDiff returns diff redacted and cut to at most n bytes, at the end of
+// a line where one ends in the last quarter, and how many bytes of diff
+// were left out (counted on diff as given).
+func cutDiff(diff string, n int) (string, int) {
+	kept := redactor.Head(diff, n)
+	if len(kept) <= n && len(diff) <= n+headMargin {
+		return kept, 0
+	}
+	k := redact.Cut(kept, n)
+	if nl := strings.LastIndexByte(kept[:k], '\n'); nl >= k*3/4 {
+		k = nl + 1
+	}
+	return kept[:k], max(len(diff)-k, 1)
+}
+
+// headMargin is more than redact.Head reads past a cut.
+const headMargin = 8 << 10
+
+// tailOf returns the last n bytes of s or fewer, redacted, starting at a
+// line's start where a line starts in them, and never with part of a
+// token.
+func tailOf(s string, n int) string {
+	if len(s) > n+headMargin {
+		s = s[len(s)-n-headMargin:]
+	}
+	s = strings.TrimSpace(redactor.String(s))
+	if len(s) <= n {
+		return s
+	}
+	start := len(s) - n
+	if nl := strings.IndexByte(s[start:], '\n'); nl >= 0 && nl < n/4 {
+		return s[start+nl+1:]
+	}
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	for start < len(s) && isTokenByte(s[start]) {
+		start++ // the start of a line cut in the middle of a word, which may be a secret's end
+	}
+	return s[start:]
+}
+
+func isTokenByte(b byte) bool {
+	return b == '_' || b == '-' || b == '+' || b == '=' || b == '~' ||
+		'0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }

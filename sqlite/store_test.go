@@ -303,7 +303,15 @@ func itemsWithoutReviews(t *testing.T, s *Store) {
 // migration: no episodes.
 func withoutEpisodes(t *testing.T, s *Store) {
 	t.Helper()
+	withoutAttempts(t, s)
 	execAll(t, s, `DROP TABLE episodes_fts`, `DROP TABLE episodes`, `PRAGMA user_version = 10`)
+}
+
+// withoutAttempts takes the store back to before the journal's
+// migration: no attempts.
+func withoutAttempts(t *testing.T, s *Store) {
+	t.Helper()
+	execAll(t, s, `DROP TABLE attempts_fts`, `DROP TABLE attempt_files`, `DROP TABLE attempts`, `PRAGMA user_version = 11`)
 }
 
 // bootsWithoutHoldout takes the boot records back to before migration
@@ -1011,5 +1019,63 @@ func TestBootKindMigrate(t *testing.T) {
 	}
 	if got, err := s.Recall(ctx, lore.RecallQuery{Command: "make"}); err != nil || len(got) != 1 {
 		t.Errorf("Recall after migrating: %+v, %v; want the pitfall", got, err)
+	}
+}
+
+func TestJournalConformance(t *testing.T) {
+	storetest.RunJournal(t, func(t *testing.T, now func() time.Time) lore.Journal { return open(t, now) })
+}
+
+// TestAttemptsMigrate: a store from before the journal keeps its items
+// and takes attempts once opened again.
+func TestAttemptsMigrate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(ctx, []lore.Item{{Text: "The api listens on 8080", Category: lore.CategoryFact}}); err != nil {
+		t.Fatal(err)
+	}
+	withoutAttempts(t, s)
+	s.Close()
+	if s, err = Open(ctx, path, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n, err := s.Count(ctx, lore.Filter{}); err != nil || n != 1 {
+		t.Errorf("items after migrating: %d, %v", n, err)
+	}
+	as, err := s.LogAttempts(ctx, []lore.Attempt{{Task: "serve on 8081", Files: []string{"main.go"}, Outcome: "success"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := s.SimilarAttempts(ctx, lore.AttemptQuery{Text: "serve", Files: []string{"main.go"}}); err != nil || len(hits) != 1 || hits[0].ID != as[0].ID {
+		t.Errorf("similar after migrating: %+v, %v", hits, err)
+	}
+}
+
+// TestAttemptsIndexConsistent: replacing an attempt and reflecting on it
+// keep the full-text index as FTS5's own check wants it.
+func TestAttemptsIndexConsistent(t *testing.T) {
+	s := open(t, nil)
+	ctx := context.Background()
+	a := lore.Attempt{Session: "s1", Task: "fix the zebra cache", Files: []string{"cache.go"}}
+	if _, err := s.LogAttempts(ctx, []lore.Attempt{a, a}); err != nil {
+		t.Fatal(err)
+	}
+	a.Approach = "evict on write"
+	as, err := s.LogAttempts(ctx, []lore.Attempt{a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reflect(ctx, as[0].ID, "the zebra cache needs a lock"); err != nil {
+		t.Fatal(err)
+	}
+	execAll(t, s, `INSERT INTO attempts_fts (attempts_fts) VALUES ('integrity-check')`)
+	var n, files int
+	if err := s.db.QueryRow(`SELECT count(*), (SELECT count(*) FROM attempt_files) FROM attempts`).Scan(&n, &files); err != nil || n != 1 || files != 1 {
+		t.Errorf("%d attempts and %d file rows (%v), want one of each", n, files, err)
 	}
 }
