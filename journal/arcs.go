@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -87,7 +88,22 @@ func Attempts(s *lore.Session) []lore.Attempt {
 	}
 	closeArc()
 	retries(out)
+	tries(out)
 	return out
+}
+
+// tries tells apart the attempts of a session that served the same
+// request on the same files, which a journal would take for one
+// (lore.AttemptKey): the second and later say which try they are,
+// "make the test pass (try 2)".
+func tries(as []lore.Attempt) {
+	seen := map[string]int{}
+	for i, a := range as {
+		k := a.Task + "\x00" + strings.Join(a.Files, "\x00")
+		if seen[k]++; seen[k] > 1 {
+			as[i].Task = fmt.Sprintf("%s (try %d)", a.Task, seen[k])
+		}
+	}
 }
 
 // results are a session's tool results by call id, each call's first.

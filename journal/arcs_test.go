@@ -153,7 +153,7 @@ func TestAttempts(t *testing.T) {
 	want := []got{
 		{"parse.go", lore.AttemptFailure, 0, "make the parser accept tabs"},
 		{"parse.go parse_test.go", lore.AttemptSuccess, 1, "make the parser accept tabs"},
-		{"parse.go", lore.AttemptFailure, 0, "make the parser accept tabs"},
+		{"parse.go", lore.AttemptFailure, 0, "make the parser accept tabs (try 2)"}, // told from the first
 	}
 	if !slices.Equal(gs, want) {
 		t.Fatalf("attempts\n%+v\nwant\n%+v", gs, want)

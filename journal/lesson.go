@@ -17,8 +17,9 @@ const (
 	heldConfidence   = 0.3
 )
 
-// maxLesson caps a lesson's text, in runes: an item is a sentence or two.
-const maxLesson = 400
+// maxLesson caps a lesson's text, in runes, at what harvest keeps of an
+// item: a sentence or two.
+const maxLesson = 300
 
 // TagJournal marks the items a journal's attempts taught.
 const TagJournal = "journal"
@@ -41,10 +42,7 @@ func Lesson(a lore.Attempt) (lore.Item, bool) {
 	if a.Outcome != lore.AttemptFailure && a.Outcome != lore.AttemptRollback {
 		return lore.Item{}, false
 	}
-	text := lessonText(a.Reflection)
-	if text == "" {
-		text = lessonText(a.Analysis)
-	}
+	text := lessonText(a.Lesson())
 	if text == "" {
 		return lore.Item{}, false
 	}

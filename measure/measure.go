@@ -227,6 +227,9 @@ func harvestedSessions(ctx context.Context, st store) (map[string]bool, error) {
 		return h, nil
 	}
 	err := st.Harvests(ctx, func(r lore.Harvest) error {
+		if r.Extractor == lore.JournalImported {
+			return nil // attempts, not knowledge
+		}
 		h[r.Session] = true
 		return nil
 	})

@@ -116,6 +116,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newExportCmd(fac, nil),
 		newImportCmd(fac, nil),
 		newHarvestCmd(fac, nil),
+		newJournalImportGroup(fac), // until newJournalCmd (journal-core) holds newJournalImportCmd
 		newBootCmd(fac, nil),
 		newRecallCmd(fac, nil),
 		newMeasureCmd(fac, nil),
@@ -176,7 +177,7 @@ var commandGroups = []struct {
 }{
 	{"read", "Read what agents left behind:", []string{"sessions", "sample", "tour"}},
 	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
-		"search", "show", "export", "import"}},
+		"search", "show", "export", "import", "journal"}},
 	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp"}},
 	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "prune", "version",
 		"completion", "help"}},
