@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -86,4 +88,31 @@ func lessonText(s string) string {
 		cut = cut[:i]
 	}
 	return cut + " …"
+}
+
+// adder is what AddLessons needs of a store.
+type adder interface {
+	Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
+}
+
+// AddLessons adds to st the lessons of attempts as they were stored
+// (Lesson), where the store merges them with the same lesson of other
+// attempts and promotes them by its rules; lore journal log and reflect
+// call it with the attempts the journal returned. It returns what became
+// of each lesson, in order.
+func AddLessons(ctx context.Context, st adder, as ...lore.Attempt) ([]lore.AddResult, error) {
+	var items []lore.Item
+	for _, a := range as {
+		if it, ok := Lesson(a); ok {
+			items = append(items, it)
+		}
+	}
+	if len(items) == 0 {
+		return nil, nil
+	}
+	rs, err := st.Add(ctx, items)
+	if err != nil {
+		return nil, fmt.Errorf("add lessons: %w", err)
+	}
+	return rs, nil
 }

@@ -89,13 +89,9 @@ func TestLessonPromoted(t *testing.T) {
 	b := a
 	b.Session, b.Files = "codex:2", []string{"b.go"}
 	status := func(x lore.Attempt) lore.Status {
-		it, ok := Lesson(x)
-		if !ok {
-			t.Fatal("no lesson")
-		}
-		rs, err := st.Add(ctx, []lore.Item{it})
-		if err != nil {
-			t.Fatal(err)
+		rs, err := AddLessons(ctx, st, x, lore.Attempt{Task: "ok", Outcome: lore.AttemptSuccess, Reflection: "went well"})
+		if err != nil || len(rs) != 1 {
+			t.Fatal(rs, err)
 		}
 		got, err := st.Item(ctx, rs[0].ID)
 		if err != nil {
