@@ -57,7 +57,7 @@ func Lesson(a lore.Attempt) (lore.Item, bool) {
 	}
 	if hold || order {
 		it.Confidence = heldConfidence
-		it.Tags = append(it.Tags, lore.TagHeld)
+		it.MarkHeld() // never made active by sessions, only by a person
 	}
 	if a.Area != "" {
 		it.Tags = append(it.Tags, a.Area)
