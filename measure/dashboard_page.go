@@ -41,6 +41,7 @@ type dashPage struct {
 	Signatures   []dashSignatureRow
 	Outcomes     []dashCount
 	Categories   []dashCount
+	Failing      []dashFailing
 }
 
 type dashSignatureRow struct {
@@ -62,7 +63,10 @@ func newDashPage(m Metrics) dashPage {
 			hitRateChart(m.HitRate),
 			recurrenceChart(m.Recurrence),
 			costChart(m.PerSession),
+			journalAttemptsChart(m.Journal),
+			journalSuccessChart(m.Journal),
 		},
+		Failing:    dashFailingRows(m.Journal),
 		Outcomes:   dashOutcomes(m.Outcomes),
 		Categories: dashCategories(m.Knowledge.ByCategory),
 	}
