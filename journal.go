@@ -19,38 +19,39 @@ import (
 // what was learned. The journal keeps them so that the next attempt at a
 // similar task can see the earlier ones first (lore journal similar).
 type Attempt struct {
-	ID      string
-	At      time.Time
-	Repo    string // the repository's identity, as an item's Repo
-	Agent   string
-	Session string // the session that made it, when known
+	ID      string    `json:"id"`
+	At      time.Time `json:"at"`
+	Repo    string    `json:"repo"` // the repository's identity, as an item's Repo
+	Agent   string    `json:"agent"`
+	Session string    `json:"session"` // the session that made it, when known
 	// Task is what the attempt set out to do; it is required.
-	Task     string
-	Approach string
+	Task     string `json:"task"`
+	Approach string `json:"approach"`
 	// Area is a free label for grouping attempts: a benchmark's area, a
 	// component.
-	Area  string
-	Files []string // repository-relative paths, sorted, without repeats
+	Area  string   `json:"area"`
+	Files []string `json:"files"` // repository-relative paths, sorted, without repeats
 	// Diff is the change made, at most MaxAttemptDiff bytes; DiffCut says
 	// how many bytes of it were left out.
-	Diff    string
-	DiffCut int
+	Diff    string `json:"diff,omitempty"`
+	DiffCut int    `json:"diff_cut,omitempty"`
 	// Tests is the tail of the test or build output that tells how the
 	// attempt went, at most MaxAttemptTests bytes.
-	Tests   string
-	Outcome string // one of Attempts: AttemptSuccess, …
+	Tests   string `json:"tests"`
+	Outcome string `json:"outcome"` // one of AttemptOutcomes; pending when unset
 	// Analysis says why the attempt failed or was rolled back;
 	// Reflection is the lesson learned (lore journal reflect adds it
 	// later).
-	Analysis   string
-	Reflection string
-	Retries    int
+	Analysis   string `json:"analysis"`
+	Reflection string `json:"reflection"`
+	Retries    int    `json:"retries"`
 	// PointsBefore and PointsAfter are a benchmark's score before and
 	// after the attempt, when it has one.
-	PointsBefore, PointsAfter *float64
+	PointsBefore *float64 `json:"points_before"`
+	PointsAfter  *float64 `json:"points_after"`
 	// Parent is the attempt this one retries, when it is a retry.
-	Parent string
-	Tags   []string
+	Parent string   `json:"parent"`
+	Tags   []string `json:"tags"`
 }
 
 // The outcomes of an Attempt.
@@ -89,9 +90,9 @@ type AttemptQuery struct {
 // AttemptHit is an attempt a query found, with how well it matched.
 type AttemptHit struct {
 	Attempt
-	Score float64
+	Score float64 `json:"score"`
 	// SharedFiles are the query's files the attempt touched.
-	SharedFiles []string
+	SharedFiles []string `json:"shared_files"`
 }
 
 // AttemptFilter selects attempts; empty fields select all.
@@ -100,8 +101,8 @@ type AttemptFilter struct {
 	Outcome string
 	File    string // attempts that touched this file
 	Since   time.Time
-	// WithDiff returns the attempts' diffs too, which costs reading and
-	// inflating each; Attempt returns one attempt's.
+	// WithDiff returns the attempts' diffs and test output too, which
+	// costs reading and inflating each; Attempt returns one attempt's.
 	WithDiff bool
 }
 
@@ -121,10 +122,10 @@ type Journal interface {
 	// Attempt returns the attempt with this id or unique id prefix.
 	Attempt(ctx context.Context, id string) (Attempt, error)
 	// SimilarAttempts returns the attempts most like q, best first,
-	// without their diffs.
+	// without their diffs and test output.
 	SimilarAttempts(ctx context.Context, q AttemptQuery) ([]AttemptHit, error)
 	// Attempts calls fn for every attempt f selects, newest first, with
-	// their diffs only when f.WithDiff.
+	// their diffs and test output only when f.WithDiff.
 	Attempts(ctx context.Context, f AttemptFilter, fn func(Attempt) error) error
 	// Reflect sets the reflection of the attempt with this id or unique id
 	// prefix, redacted, and returns the attempt as it now is.

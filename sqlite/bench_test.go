@@ -120,3 +120,48 @@ func BenchmarkSearch1M(b *testing.B) {
 	}
 	benchSearch(b, 1_000_000)
 }
+
+// BenchmarkSimilarAttempts100k asks a journal of 100,000 synthetic
+// attempts (synth.Attempts: ten repositories, two years) for the attempts
+// most like a task and its files, in one repository, as lore journal
+// similar does; it reports the median, 95th and 99th percentile.
+func BenchmarkSimilarAttempts100k(b *testing.B) {
+	dir := os.Getenv("LORE_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	path := filepath.Join(dir, "bench-attempts-100000.db")
+	ctx := context.Background()
+	_, statErr := os.Stat(path)
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if statErr != nil {
+		as := synth.Attempts(100_000, 1)
+		for i := 0; i < len(as); i += batchSize {
+			if _, err := s.LogAttempts(ctx, as[i:min(i+batchSize, len(as))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	qs := synth.AttemptQueries(500, 2)
+	var times []time.Duration
+	hits, i := 0, 0
+	for b.Loop() {
+		t := time.Now()
+		got, err := s.SimilarAttempts(ctx, qs[i%len(qs)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(t))
+		hits += len(got)
+		i++
+	}
+	slices.Sort(times)
+	for _, p := range []int{50, 95, 99} {
+		b.ReportMetric(float64(times[len(times)*p/100].Microseconds())/1000, "p"+strconv.Itoa(p)+"-ms")
+	}
+	b.ReportMetric(float64(hits)/float64(i), "hits/query")
+}

@@ -91,16 +91,21 @@ func logAttempt(ctx context.Context, tx *sql.Tx, a *lore.Attempt, diff []byte) e
 		a.Parent = parent
 	}
 	var res sql.Result
-	res, err = tx.ExecContext(ctx, `INSERT INTO attempts (id, key, at, repo, agent, session, task, approach, area, files, diff, diff_cut,
-		tests, outcome, analysis, reflection, retries, points_before, points_after, parent, tags)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, key, micros(a.At), a.Repo, a.Agent, a.Session, a.Task, a.Approach, a.Area, strings.Join(a.Files, "\n"), diff, a.DiffCut,
-		a.Tests, a.Outcome, a.Analysis, a.Reflection, a.Retries, a.PointsBefore, a.PointsAfter, a.Parent, strings.Join(a.Tags, "\n"))
+	res, err = tx.ExecContext(ctx, `INSERT INTO attempts (id, key, at, repo, agent, session, task, approach, area, files, diff_cut,
+		outcome, analysis, reflection, retries, points_before, points_after, parent, tags)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, key, micros(a.At), a.Repo, a.Agent, a.Session, a.Task, a.Approach, a.Area, strings.Join(a.Files, "\n"), a.DiffCut,
+		a.Outcome, a.Analysis, a.Reflection, a.Retries, a.PointsBefore, a.PointsAfter, a.Parent, strings.Join(a.Tags, "\n"))
 	if err != nil {
 		return err
 	}
 	if rowid, err = res.LastInsertId(); err != nil {
 		return err
+	}
+	if diff != nil || a.Tests != "" {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO attempt_texts (attempt, diff, tests) VALUES (?, ?, ?)`, rowid, diff, a.Tests); err != nil {
+			return err
+		}
 	}
 	for _, f := range a.Files {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO attempt_files (path, attempt) VALUES (?, ?)`, f, rowid); err != nil {
@@ -151,7 +156,7 @@ func (s *Store) Attempt(ctx context.Context, id string) (lore.Attempt, error) {
 	if err != nil {
 		return lore.Attempt{}, err
 	}
-	as, err := s.attempts(ctx, true, `SELECT `+attemptColumns+`, a.diff FROM attempts a WHERE a.rowid = ?`, rowid)
+	as, err := s.attempts(ctx, true, `SELECT `+attemptColumns+`, `+textColumns+` FROM `+withTexts+` WHERE a.rowid = ?`, rowid)
 	if err != nil {
 		return lore.Attempt{}, err
 	}
@@ -176,7 +181,7 @@ func (s *Store) Reflect(ctx context.Context, id, text string) (lore.Attempt, err
 	if err != nil {
 		return lore.Attempt{}, err
 	}
-	as, err := s.attempts(ctx, true, `SELECT `+attemptColumns+`, a.diff FROM attempts a WHERE a.rowid = ?`, rowid)
+	as, err := s.attempts(ctx, true, `SELECT `+attemptColumns+`, `+textColumns+` FROM `+withTexts+` WHERE a.rowid = ?`, rowid)
 	if err != nil || len(as) == 0 {
 		return lore.Attempt{}, errors.Join(err, lore.Errorf(lore.ENOTFOUND, "no attempt %s", id))
 	}
@@ -188,14 +193,17 @@ func (s *Store) Reflect(ctx context.Context, id, text string) (lore.Attempt, err
 func (s *Store) Attempts(ctx context.Context, f lore.AttemptFilter, fn func(lore.Attempt) error) error {
 	conds, args := attemptWhere(f.Repo, f.Outcome, f.Since)
 	from := `attempts a`
+	if f.WithDiff {
+		from = withTexts
+	}
 	if f.File != "" {
-		from = `attempt_files af JOIN attempts a ON a.rowid = af.attempt`
+		from = `attempt_files af JOIN ` + from + ` ON a.rowid = af.attempt`
 		conds = append(conds, `af.path = ?`)
 		args = append(args, f.File)
 	}
 	cols := attemptColumns
 	if f.WithDiff {
-		cols += ", a.diff"
+		cols += ", " + textColumns
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+cols+` FROM `+from+` WHERE `+strings.Join(conds, " AND ")+` ORDER BY a.at DESC, a.rowid DESC`, args...)
 	if err != nil {
@@ -245,6 +253,18 @@ const (
 	similarHalfLife   = 60 * 24 * time.Hour
 )
 
+// similarWordBudget bounds the text search: bm25 reads every attempt
+// that holds a word of the query to weigh it, so the words are taken
+// rarest first while the attempts that hold them add up to no more than
+// this. A word in more attempts says little of which are alike (bm25
+// gives it little weight) and costs most. A store of fewer attempts
+// searches every word.
+const similarWordBudget = 2500
+
+// similarAllCommon is the text score of an attempt that holds every word
+// of a query whose words are all over the budget.
+const similarAllCommon = 0.5
+
 // bm25 weights of task, approach, analysis and reflection: what an
 // attempt set out to do says most of what it is about.
 const attemptsBM25 = `bm25(attempts_fts, 4.0, 1.0, 2.0, 2.0)`
@@ -271,14 +291,23 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 		order = append(order, rowid)
 	}
 	if ts := terms.Of(q.Text); len(ts) > 0 {
-		quoted := make([]string, len(ts))
-		for i, t := range ts {
-			quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		ranked, err := s.rankedWords(ctx, ts)
+		if err != nil {
+			return nil, err
 		}
-		rows, err := s.query(ctx, `SELECT m.rowid, m.score FROM
-			(SELECT rowid, `+attemptsBM25+` AS score FROM attempts_fts WHERE attempts_fts MATCH ?) m
-			JOIN attempts a ON a.rowid = m.rowid WHERE `+where+`
-			ORDER BY m.score LIMIT `+strconv.Itoa(similarCandidates), append([]any{strings.Join(quoted, " OR ")}, args...)...)
+		var rows *sql.Rows
+		if len(ranked) > 0 {
+			rows, err = s.query(ctx, `SELECT m.rowid, m.score FROM
+				(SELECT rowid, `+attemptsBM25+` AS score FROM attempts_fts WHERE attempts_fts MATCH ?) m
+				JOIN attempts a ON a.rowid = m.rowid WHERE `+where+`
+				ORDER BY m.score LIMIT `+strconv.Itoa(similarCandidates), append([]any{strings.Join(ranked, " OR ")}, args...)...)
+		} else {
+			// Every word is in many attempts: the newest that hold them
+			// all, alike in words.
+			rows, err = s.query(ctx, `SELECT a.rowid, -1 FROM attempts_fts JOIN attempts a ON a.rowid = attempts_fts.rowid
+				WHERE attempts_fts MATCH ? AND `+where+` ORDER BY attempts_fts.rowid DESC LIMIT `+strconv.Itoa(similarCandidates),
+				append([]any{strings.Join(quoteWords(ts), " AND ")}, args...)...)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -290,6 +319,11 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 				rows.Close()
 				return nil, err
 			}
+			if len(ranked) == 0 {
+				add(rowid, similarAllCommon)
+				continue
+			}
+			// Rows come best first: each is scored as a share of the first.
 			if -score > best {
 				best = -score
 			}
@@ -303,7 +337,7 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 	weight := map[string]float64{}
 	if len(files) > 0 {
 		var total int
-		if err := s.queryRow(ctx, `SELECT count(*) FROM attempts`, nil, &total); err != nil {
+		if err := s.queryRow(ctx, `SELECT coalesce(max(rowid), 0) FROM attempts`, nil, &total); err != nil { // about their number, at once
 			return nil, err
 		}
 		for _, f := range files {
@@ -313,24 +347,26 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 			}
 			weight[f] = math.Log(1 + float64(total+1)/float64(n+1))
 		}
-		rows, err := s.query(ctx, `SELECT a.rowid FROM attempt_files af JOIN attempts a ON a.rowid = af.attempt
-			WHERE af.path IN (`+placeholders(len(files))+`) AND `+where+`
-			GROUP BY a.rowid ORDER BY count(*) DESC, a.at DESC LIMIT `+strconv.Itoa(similarCandidates),
-			append(anys(files), args...)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var rowid int64
-			if err := rows.Scan(&rowid); err != nil {
-				rows.Close()
+		// The newest attempts of each file (all of a rare file's): an
+		// attempt that shares several rare files is among them.
+		for _, f := range files {
+			rows, err := s.query(ctx, `SELECT a.rowid FROM attempt_files af JOIN attempts a ON a.rowid = af.attempt
+				WHERE af.path = ? AND `+where+` ORDER BY af.attempt DESC LIMIT `+strconv.Itoa(similarCandidates), append([]any{f}, args...)...)
+			if err != nil {
 				return nil, err
 			}
-			add(rowid, 0)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
+			for rows.Next() {
+				var rowid int64
+				if err := rows.Scan(&rowid); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				add(rowid, 0)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(order) == 0 {
@@ -382,8 +418,14 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 	return hits[:min(len(hits), limit)], nil
 }
 
-const attemptColumns = `a.rowid, a.id, a.at, a.repo, a.agent, a.session, a.task, a.approach, a.area, a.files, a.diff_cut, a.tests, a.outcome,
+const attemptColumns = `a.rowid, a.id, a.at, a.repo, a.agent, a.session, a.task, a.approach, a.area, a.files, a.diff_cut, a.outcome,
 	a.analysis, a.reflection, a.retries, a.points_before, a.points_after, a.parent, a.tags`
+
+// textColumns are an attempt's diff and test output, from withTexts.
+const (
+	textColumns = `t.diff, coalesce(t.tests, '')`
+	withTexts   = `attempts a LEFT JOIN attempt_texts t ON t.attempt = a.rowid`
+)
 
 // storedAttempt is an attempt and its rowid.
 type storedAttempt struct {
@@ -402,10 +444,10 @@ func scanStored(r scanner, withDiff bool) (storedAttempt, error) {
 	var files, tags string
 	var before, after sql.NullFloat64
 	var diff []byte
-	dest := []any{&a.rowid, &a.ID, &at, &a.Repo, &a.Agent, &a.Session, &a.Task, &a.Approach, &a.Area, &files, &a.DiffCut, &a.Tests,
+	dest := []any{&a.rowid, &a.ID, &at, &a.Repo, &a.Agent, &a.Session, &a.Task, &a.Approach, &a.Area, &files, &a.DiffCut,
 		&a.Outcome, &a.Analysis, &a.Reflection, &a.Retries, &before, &after, &a.Parent, &tags}
 	if withDiff {
-		dest = append(dest, &diff)
+		dest = append(dest, &diff, &a.Tests)
 	}
 	if err := r.Scan(dest...); err != nil {
 		return a, err
@@ -452,7 +494,7 @@ func lines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// deflate compresses a diff as the attempts table keeps it; nil for none.
+// deflate compresses a diff as attempt_texts keeps it; nil for none.
 func deflate(s string) ([]byte, error) {
 	if s == "" {
 		return nil, nil
@@ -479,4 +521,44 @@ func inflate(b []byte) (string, error) {
 	// must not inflate without end.
 	out, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(b)), lore.MaxAttemptDiff+1))
 	return string(out), err
+}
+
+// rankedWords returns the words of a query to rank attempts by (quoted
+// for MATCH), rarest first, while the attempts that hold them add up to
+// at most similarWordBudget; none when even the rarest is in more.
+func (s *Store) rankedWords(ctx context.Context, words []string) ([]string, error) {
+	quoted := quoteWords(words)
+	n := make([]int, len(quoted))
+	for i, w := range quoted {
+		if err := s.queryRow(ctx, `SELECT count(*) FROM (SELECT rowid FROM attempts_fts WHERE attempts_fts MATCH ? LIMIT `+
+			strconv.Itoa(similarWordBudget+1)+`)`, []any{w}, &n[i]); err != nil {
+			return nil, err
+		}
+	}
+	order := make([]int, len(quoted))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return n[a] - n[b] })
+	var out []string
+	sum := 0
+	for _, i := range order {
+		if n[i] == 0 {
+			continue
+		}
+		if sum+n[i] > similarWordBudget {
+			break
+		}
+		sum += n[i]
+		out = append(out, quoted[i])
+	}
+	return out, nil
+}
+
+func quoteWords(words []string) []string {
+	quoted := make([]string, len(words))
+	for i, t := range words {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return quoted
 }

@@ -311,7 +311,7 @@ func withoutEpisodes(t *testing.T, s *Store) {
 // migration: no attempts.
 func withoutAttempts(t *testing.T, s *Store) {
 	t.Helper()
-	execAll(t, s, `DROP TABLE attempts_fts`, `DROP TABLE attempt_files`, `DROP TABLE attempts`, `PRAGMA user_version = 11`)
+	execAll(t, s, `DROP TABLE attempts_fts`, `DROP TABLE attempt_files`, `DROP TABLE attempt_texts`, `DROP TABLE attempts`, `PRAGMA user_version = 11`)
 }
 
 // bootsWithoutHoldout takes the boot records back to before migration
@@ -1077,5 +1077,29 @@ func TestAttemptsIndexConsistent(t *testing.T) {
 	var n, files int
 	if err := s.db.QueryRow(`SELECT count(*), (SELECT count(*) FROM attempt_files) FROM attempts`).Scan(&n, &files); err != nil || n != 1 || files != 1 {
 		t.Errorf("%d attempts and %d file rows (%v), want one of each", n, files, err)
+	}
+}
+
+// TestSimilarWordBudget: in a journal where a word is in more attempts
+// than bm25 is given to read, a rare word still finds the oldest attempt
+// that holds it, and a query of common words only still finds attempts.
+func TestSimilarWordBudget(t *testing.T) {
+	s := open(t, nil)
+	ctx := context.Background()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	as := []lore.Attempt{{At: at, Task: "update the frobnicator", Outcome: "failure"}}
+	for i := range similarWordBudget + 500 {
+		as = append(as, lore.Attempt{At: at.Add(time.Duration(i+1) * time.Minute), Task: fmt.Sprintf("update the widget %d", i), Outcome: "success"})
+	}
+	if _, err := s.LogAttempts(ctx, as); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.SimilarAttempts(ctx, lore.AttemptQuery{Text: "update frobnicator"})
+	if err != nil || len(hits) == 0 || hits[0].Task != "update the frobnicator" {
+		t.Errorf("rare word: %v, %v", hits, err)
+	}
+	hits, err = s.SimilarAttempts(ctx, lore.AttemptQuery{Text: "update widget", Limit: 3})
+	if err != nil || len(hits) != 3 || !strings.HasPrefix(hits[0].Task, "update the widget") {
+		t.Errorf("common words: %v, %v", hits, err)
 	}
 }

@@ -129,6 +129,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newStatusCmd(fac, nil),
 		newDoctorCmd(fac, nil),
 		newConfigCmd(fac),
+		newJournalCmd(fac),
 	)
 	groupCommands(root)
 	completeFlagValues(root)
@@ -201,10 +202,10 @@ func groupCommands(root *cobra.Command) {
 }
 
 // completeFlagValues lets shell completion (lore completion bash|zsh|fish|
-// powershell) complete the values of every --agent, --category and
-// --status flag.
+// powershell) complete the values of every --agent, --category, --status
+// and --outcome flag.
 func completeFlagValues(root *cobra.Command) {
-	values := map[string][]string{"agent": lore.Agents}
+	values := map[string][]string{"agent": lore.Agents, "outcome": lore.AttemptOutcomes}
 	for _, c := range lore.Categories {
 		values["category"] = append(values["category"], string(c))
 	}

@@ -40,3 +40,30 @@ func Path(tb testing.TB, name string, items []lore.Item) string {
 	}
 	return path
 }
+
+// AttemptsPath is Path for a store of attempts (lore.Journal).
+func AttemptsPath(tb testing.TB, name string, as []lore.Attempt) string {
+	tb.Helper()
+	dir := os.Getenv("LORE_BENCH_DIR")
+	if dir == "" {
+		dir = tb.TempDir()
+	}
+	path := filepath.Join(dir, name)
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < len(as); i += 5000 {
+		if _, err := s.LogAttempts(ctx, as[i:min(i+5000, len(as))]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}

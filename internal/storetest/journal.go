@@ -124,11 +124,14 @@ func testJournalLog(t *testing.T, j lore.Journal) {
 		}
 	}
 	listed := allAttempts(t, j, lore.AttemptFilter{})
-	if len(listed) != 1 || listed[0].Diff != "" || listed[0].Task != want.Task {
-		t.Errorf("Attempts without WithDiff = %+v, want the attempt without its diff", listed)
+	if len(listed) != 1 || listed[0].Diff != "" || listed[0].Tests != "" || listed[0].Task != want.Task {
+		t.Errorf("Attempts without WithDiff = %+v, want the attempt without its diff and tests", listed)
 	}
-	if listed := allAttempts(t, j, lore.AttemptFilter{WithDiff: true}); len(listed) != 1 || listed[0].Diff != in.Diff {
-		t.Errorf("Attempts with WithDiff lost the diff: %+v", listed)
+	if listed := allAttempts(t, j, lore.AttemptFilter{WithDiff: true}); len(listed) != 1 || listed[0].Diff != in.Diff || listed[0].Tests != in.Tests {
+		t.Errorf("Attempts with WithDiff lost the diff or tests: %+v", listed)
+	}
+	if hits := similar(t, j, lore.AttemptQuery{Text: "retry loop"}); len(hits) != 1 || hits[0].Diff != "" || hits[0].DiffCut != 0 {
+		t.Errorf("similar: %+v, want the attempt without its diff", hits)
 	}
 	// An attempt without a time or an outcome is now and pending.
 	now := logged(t, j, lore.Attempt{Task: "tidy imports"})[0]

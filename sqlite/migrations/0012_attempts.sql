@@ -1,9 +1,10 @@
 -- The journal (lore.Attempt): every attempt to change code, its outcome
 -- and its lesson. key is lore.AttemptKey, which an attempt logged again
--- (an import run twice) shares with the row it replaces. The diff is
--- kept compressed (DEFLATE); files and tags are kept one a line, and the
--- files also in attempt_files, by which lore journal file and similar's
--- shared files find attempts.
+-- (an import run twice) shares with the row it replaces. The diff and
+-- the test output are kept apart, in attempt_texts, the diff compressed
+-- (DEFLATE): searches read many attempts and none of their diffs. Files
+-- and tags are kept one a line, and the files also in attempt_files, by
+-- which lore journal file and similar's shared files find attempts.
 CREATE TABLE attempts (
 	rowid         INTEGER PRIMARY KEY,
 	id            TEXT    NOT NULL UNIQUE,
@@ -16,9 +17,7 @@ CREATE TABLE attempts (
 	approach      TEXT    NOT NULL DEFAULT '',
 	area          TEXT    NOT NULL DEFAULT '',
 	files         TEXT    NOT NULL DEFAULT '',
-	diff          BLOB,
 	diff_cut      INTEGER NOT NULL DEFAULT 0,
-	tests         TEXT    NOT NULL DEFAULT '',
 	outcome       TEXT    NOT NULL CHECK (outcome IN ('success', 'failure', 'rollback', 'pending')),
 	analysis      TEXT    NOT NULL DEFAULT '',
 	reflection    TEXT    NOT NULL DEFAULT '',
@@ -30,6 +29,12 @@ CREATE TABLE attempts (
 );
 CREATE INDEX attempts_at ON attempts (at);
 CREATE INDEX attempts_repo ON attempts (repo COLLATE NOCASE, at);
+
+CREATE TABLE attempt_texts (
+	attempt INTEGER PRIMARY KEY REFERENCES attempts (rowid) ON DELETE CASCADE,
+	diff    BLOB,
+	tests   TEXT NOT NULL DEFAULT ''
+);
 
 CREATE TABLE attempt_files (
 	path    TEXT    NOT NULL,
