@@ -186,10 +186,16 @@ func journalOf(st lore.Store) (lore.Journal, bool) {
 	return j, ok
 }
 
-// newJournalImportGroup is lore journal holding import alone, until the
-// journal's commands (newJournalCmd) take it in.
-func newJournalImportGroup(fac *factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "journal", Short: "Keep every attempt to change code, its outcome and its lesson"}
-	cmd.AddCommand(newJournalImportCmd(fac, nil))
-	return cmd
+// addLessons adds the lessons of attempts as the journal stored them to
+// the store that keeps it (journal.AddLessons): lore journal log and
+// reflect call it with what they wrote.
+func addLessons(ctx context.Context, j lore.Journal, as ...lore.Attempt) error {
+	st, ok := j.(interface {
+		Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
+	})
+	if !ok {
+		return nil
+	}
+	_, err := journal.AddLessons(ctx, st, as...)
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +89,56 @@ func TestJournalImportCorpus(t *testing.T) {
 	}
 	if r := runLore(t, home, "journal", "import", filepath.Join(home, "nowhere")); r.code != 1 {
 		t.Errorf("a path not there: exit %d", r.code)
+	}
+}
+
+// TestJournalLessons: a failure logged with a lesson is a candidate
+// pitfall of its repository; the same lesson from a second attempt makes
+// it active; a reflection added later teaches too; a success teaches
+// nothing.
+func TestJournalLessons(t *testing.T) {
+	home := t.TempDir()
+	lesson := "The retry test races the wall clock; only an injected clock made it stable."
+	log := func(task, outcome string, extra ...string) string {
+		t.Helper()
+		r := runLore(t, home, append([]string{"journal", "log", "--task", task, "--repo", "acme/api", "--outcome", outcome}, extra...)...)
+		if r.code != 0 {
+			t.Fatalf("log: %d %s", r.code, r.err)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	pitfalls := func(status string) []lore.Item {
+		t.Helper()
+		r := runLore(t, home, "list", "--category", "pitfall", "--status", status, "--json")
+		if r.code != 0 {
+			t.Fatalf("list: %d %s", r.code, r.err)
+		}
+		var out []lore.Item
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			var it lore.Item
+			if l != "" && json.Unmarshal([]byte(l), &it) == nil {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
+	log("make the retry test stable", "failure", "--file", "client/retry_test.go", "--reflection", lesson)
+	log("make the retry test faster", "success", "--reflection", "a table of cases halved the time")
+	if c := pitfalls("candidate"); len(c) != 1 || c[0].Text != lesson || c[0].Repo != "acme/api" || !slices.Contains(c[0].Tags, "client/retry_test.go") {
+		t.Fatalf("after one failure: %+v", c)
+	}
+	log("stabilise the retry test", "rollback", "--reflection", lesson)
+	if a := pitfalls("active"); len(a) != 1 || a[0].Text != lesson || a[0].SourceCount != 2 {
+		t.Errorf("after two: %+v", a)
+	}
+	id := log("speed up the client pool", "failure")
+	if c := pitfalls("candidate"); len(c) != 0 {
+		t.Errorf("a failure without a lesson taught %+v", c)
+	}
+	if r := runLore(t, home, "journal", "reflect", id, "The pool's idle timeout must exceed the server's keep-alive."); r.code != 0 {
+		t.Fatalf("reflect: %d %s", r.code, r.err)
+	}
+	if c := pitfalls("candidate"); len(c) != 1 || !strings.Contains(c[0].Text, "idle timeout") {
+		t.Errorf("after reflect: %+v", c)
 	}
 }

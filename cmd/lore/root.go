@@ -116,7 +116,6 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newExportCmd(fac, nil),
 		newImportCmd(fac, nil),
 		newHarvestCmd(fac, nil),
-		newJournalImportGroup(fac), // until newJournalCmd (journal-core) holds newJournalImportCmd
 		newBootCmd(fac, nil),
 		newRecallCmd(fac, nil),
 		newMeasureCmd(fac, nil),
