@@ -8,7 +8,6 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/terms"
-	"github.com/lorehq/lore/journal"
 )
 
 // Past failures in a context: at most maxFailures lines, of the
@@ -32,7 +31,7 @@ type failure struct {
 // that keeps a journal, a session with a repository and a task. An
 // attempt's task is not shown: it is what someone asked for, often an
 // order, and its lesson is what the next session needs; a lesson that
-// reads as an instruction or is held is never shown (journal.Lesson).
+// reads as an instruction or is held is never shown (lore.LessonOf).
 func failures(ctx context.Context, st store, opts Options) ([]failure, error) {
 	j, ok := st.(lore.Journal)
 	if !ok || opts.Repo == "" || strings.TrimSpace(opts.Task) == "" {
@@ -49,7 +48,7 @@ func failures(ctx context.Context, st store, opts Options) ([]failure, error) {
 		if h.Outcome != lore.AttemptFailure && h.Outcome != lore.AttemptRollback {
 			continue
 		}
-		it, ok := journal.Lesson(h.Attempt)
+		it, ok := lore.LessonOf(h.Attempt)
 		if !ok || slices.Contains(it.Tags, lore.TagHeld) {
 			continue
 		}

@@ -125,7 +125,6 @@ type arc struct {
 	at    time.Time // of its first edit, when the transcript tells
 	files []string
 	diff  strings.Builder
-	cut   int
 	last  *lore.ToolResult // the last run's result
 	cmd   string           // and its command
 }
@@ -134,12 +133,7 @@ func (a *arc) add(e edit) {
 	if !slices.Contains(a.files, e.file) {
 		a.files = append(a.files, e.file)
 	}
-	d := e.diff()
-	if room := lore.MaxAttemptDiff - a.diff.Len(); len(d) > room {
-		a.cut += len(d) - max(room, 0)
-		d = cutUTF8(d, max(room, 0))
-	}
-	a.diff.WriteString(d)
+	a.diff.WriteString(e.diff()) // the journal cuts it to lore.MaxAttemptDiff, and says so
 }
 
 func (a *arc) attempt(s *lore.Session) lore.Attempt {
@@ -148,7 +142,7 @@ func (a *arc) attempt(s *lore.Session) lore.Attempt {
 		at = s.FirstActive()
 	}
 	out := lore.Attempt{At: at, Repo: s.Repo, Agent: s.Agent, Session: s.ID, Task: a.task,
-		Files: slices.Sorted(slices.Values(a.files)), Diff: a.diff.String(), DiffCut: a.cut,
+		Files: slices.Sorted(slices.Values(a.files)), Diff: a.diff.String(),
 		Tests: "$ " + a.cmd + "\n" + tail(a.last.Output, maxTestsTail), Outcome: lore.AttemptSuccess}
 	if out.Task == "" {
 		out.Task = "change " + strings.Join(out.Files, ", ")
@@ -260,17 +254,6 @@ func tail(s string, n int) string {
 		t = t[i+1:]
 	}
 	return "…\n" + t
-}
-
-// cutUTF8 is s cut to at most n bytes, at a rune's start.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // edit is one change a tool call made to one file.

@@ -183,16 +183,3 @@ func TestRequest(t *testing.T) {
 		t.Errorf("request = %q", r)
 	}
 }
-
-func TestDiffCap(t *testing.T) {
-	big := strings.Repeat("é", lore.MaxAttemptDiff)
-	a := &arc{}
-	a.add(edit{file: "a", new: big, whole: true})
-	a.add(edit{file: "b", new: "x", whole: true})
-	if a.diff.Len() > lore.MaxAttemptDiff || a.cut == 0 || !utf8Valid(a.diff.String()) {
-		t.Errorf("diff of %d bytes, %d cut", a.diff.Len(), a.cut)
-	}
-	if !slices.Equal(a.files, []string{"a", "b"}) {
-		t.Errorf("files %q", a.files)
-	}
-}

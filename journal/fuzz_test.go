@@ -6,8 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-func utf8Valid(s string) bool { return utf8.ValidString(s) }
-
 // FuzzEdits reads edit tools' arguments, which are outside input: no
 // panic, every edit names a file, every diff is one.
 func FuzzEdits(f *testing.F) {

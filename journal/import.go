@@ -12,7 +12,7 @@ import (
 // Importer is the harvest.Extractor of lore journal import: it logs the
 // attempts of each session it is given (Attempts) in Journal, a retry
 // with the attempt it retries as its parent, and returns their lessons
-// (Lesson) as the session's items. Run by harvest.Run, a session is
+// (lore.LessonOf) as the session's items. Run by harvest.Run, a session is
 // imported once until its transcript changes (its records are
 // lore.JournalImported's), and imported again it replaces its attempts.
 type Importer struct {
@@ -60,7 +60,7 @@ func (im *Importer) Extract(ctx context.Context, s *lore.Session) (harvest.Found
 		if a.Outcome == lore.AttemptFailure {
 			im.Failed++
 		}
-		if it, ok := Lesson(a); ok {
+		if it, ok := lore.LessonOf(a); ok {
 			found.Items = append(found.Items, it)
 		}
 	}

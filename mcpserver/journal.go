@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/journal"
 )
 
 // Limits of journal_similar.
@@ -102,13 +101,9 @@ func (h *handlers) similar(ctx context.Context, _ *mcp.CallToolRequest, in Simil
 	if strings.TrimSpace(in.Text) == "" && len(in.Files) == 0 {
 		return nil, out, errors.New("text is empty: describe the change you are about to make")
 	}
-	switch {
-	case in.Limit < 0:
-		return nil, out, fmt.Errorf("limit %d: want 1 to %d", in.Limit, MaxAttempts)
-	case in.Limit == 0:
-		in.Limit = DefaultAttempts
-	case in.Limit > MaxAttempts:
-		in.Limit = MaxAttempts
+	limit, err := limitOf(in.Limit, DefaultAttempts, MaxAttempts)
+	if err != nil {
+		return nil, out, err
 	}
 	outcome, err := attemptOutcome(in.Outcome)
 	if err != nil {
@@ -119,7 +114,7 @@ func (h *handlers) similar(ctx context.Context, _ *mcp.CallToolRequest, in Simil
 		return nil, out, err
 	}
 	hits, err := h.j.SimilarAttempts(ctx, lore.AttemptQuery{Text: in.Text, Files: lore.CleanFiles(in.Files), Repo: repo,
-		Outcome: outcome, Limit: in.Limit})
+		Outcome: outcome, Limit: limit})
 	if err != nil {
 		return nil, out, fmt.Errorf("similar: %w", err)
 	}
@@ -128,7 +123,7 @@ func (h *handlers) similar(ctx context.Context, _ *mcp.CallToolRequest, in Simil
 			Files: x.Files, SharedFiles: x.SharedFiles, Retries: x.Retries, Score: math.Round(x.Score*1000) / 1000}
 		// A lesson is handed to an agent as knowledge is: screened, and
 		// not when it reads as an order held for a person.
-		if it, ok := journal.Lesson(x.Attempt); ok && !slices.Contains(it.Tags, lore.TagHeld) {
+		if it, ok := lore.LessonOf(x.Attempt); ok && !slices.Contains(it.Tags, lore.TagHeld) {
 			hit.Lesson = it.Text
 		}
 		if hit.Files == nil {
@@ -163,7 +158,7 @@ func (h *handlers) logAttempt(ctx context.Context, _ *mcp.CallToolRequest, in Lo
 		return nil, out, fmt.Errorf("log: %w", err)
 	}
 	out.ID, out.Outcome = stored[0].ID, stored[0].Outcome
-	rs, err := journal.AddLessons(ctx, h.st, stored...)
+	rs, err := lore.AddLessons(ctx, h.st, stored...)
 	if err != nil {
 		return nil, out, err
 	}

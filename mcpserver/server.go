@@ -224,16 +224,11 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, out, errors.New("query is empty: say what you want to know")
 	}
-	q := lore.Query{Text: in.Query, Limit: in.Limit}
-	switch {
-	case q.Limit < 0:
-		return nil, out, fmt.Errorf("limit %d: want 1 to %d", in.Limit, MaxLimit)
-	case q.Limit == 0:
-		q.Limit = DefaultLimit
-	case q.Limit > MaxLimit:
-		q.Limit = MaxLimit
-	}
+	q := lore.Query{Text: in.Query}
 	var err error
+	if q.Limit, err = limitOf(in.Limit, DefaultLimit, MaxLimit); err != nil {
+		return nil, out, err
+	}
 	if q.Repo, q.Agent, err = scope(in.Repo, in.Agent); err != nil {
 		return nil, out, err
 	}
@@ -349,6 +344,17 @@ func (h *handlers) record(ctx context.Context, _ *mcp.CallToolRequest, in Record
 	}
 	out.Status = string(stored.Status)
 	return nil, out, nil
+}
+
+// limitOf is the limit a call names: def for none, most for more.
+func limitOf(n, def, most int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("limit %d: want 1 to %d", n, most)
+	case n == 0:
+		return def, nil
+	}
+	return min(n, most), nil
 }
 
 // scope checks a repo and agent named in a call.

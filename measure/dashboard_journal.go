@@ -3,8 +3,6 @@ package measure
 import (
 	"fmt"
 	"strings"
-
-	"github.com/lorehq/lore/internal/svgchart"
 )
 
 // journalAttemptsChart draws the journal's attempts per week, as bars.
@@ -21,24 +19,13 @@ func journalAttemptsChart(j Journal) dashChart {
 		f.Empty("week", "attempts")
 		return c
 	}
-	most := 0
-	dates := make([]string, len(weeks))
+	dates, counts := make([]string, len(weeks)), make([]int, len(weeks))
 	for i, w := range weeks {
-		most = max(most, w.Attempts)
-		dates[i] = w.Week
+		dates[i], counts[i] = w.Week, w.Attempts
 	}
-	top, ticks := svgchart.Scale(float64(most), true)
-	f.YAxis(top, ticks, chartCount, "attempts")
-	slots := f.TimeAxis(dates, 7, "week (Monday)")
-	bw := slots.Width
-	if bw >= 3 {
-		bw *= 0.8
-	}
-	bw = max(bw, 2)
-	for i, w := range weeks {
-		y := f.Y(float64(w.Attempts), top)
-		f.Rect(slots.X[i]-bw/2, y, bw, f.Y1-y, "bar", fmt.Sprintf("week of %s: %s attempts", w.Week, dashInt(int64(w.Attempts))))
-	}
+	bars(f, dates, counts, 7, "week (Monday)", "attempts", func(i int) string {
+		return fmt.Sprintf("week of %s: %s attempts", dates[i], dashInt(int64(counts[i])))
+	})
 	return c
 }
 
@@ -56,18 +43,12 @@ func journalSuccessChart(j Journal) dashChart {
 		f.Empty("week", "success rate")
 		return c
 	}
-	f.YAxis(1, chartPercentTicks(), Percent, "success rate")
-	dates := make([]string, len(weeks))
+	rates := make([]weekRate, len(weeks))
 	for i, w := range weeks {
-		dates[i] = w.Week
+		rates[i] = weekRate{w.Week, w.SuccessRate, w.Ended,
+			fmt.Sprintf("week of %s: %s of %s ended attempts", w.Week, Percent(w.SuccessRate), dashInt(int64(w.Ended)))}
 	}
-	slots := f.TimeAxis(dates, 7, "week (Monday)")
-	samples := make([]svgchart.Sample, len(weeks))
-	for i, w := range weeks {
-		samples[i] = svgchart.Sample{X: slots.X[i], Y: f.Y(w.SuccessRate, 1), Missing: w.Ended == 0, Gap: i > 0 && weekGap(dates[i-1], dates[i]),
-			Title: fmt.Sprintf("week of %s: %s of %s ended attempts", w.Week, Percent(w.SuccessRate), dashInt(int64(w.Ended)))}
-	}
-	f.Series("s1", samples)
+	rateLine(f, rates, "success rate")
 	return c
 }
 

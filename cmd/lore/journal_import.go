@@ -114,29 +114,10 @@ func journalImportRun(ctx context.Context, opts *journalImportOptions) error {
 	if !ok {
 		return errors.New("this store keeps no journal")
 	}
-	paths, roots := searchPaths(opts.Env, opts.Paths)
-	read := newByteProgress(opts.IO, "reading transcripts")
-	listing, err := harvest.List(ctx, paths, harvest.ListOptions{Store: st, Defaults: len(opts.Paths) == 0,
-		Extractor: lore.JournalImported, DryRun: opts.DryRun,
-		Every: opts.Agent != "" || opts.Repo != "" || opts.Since != "", Progress: read.update})
-	read.stop()
+	listing, pool, err := listForRun(ctx, opts.IO, errOut, opts.Env, opts.Paths, &opts.filterOptions,
+		harvest.ListOptions{Store: st, Extractor: lore.JournalImported, DryRun: opts.DryRun})
 	if err != nil {
 		return err
-	}
-	for _, p := range listing.Problems {
-		fmt.Fprintln(errOut, p.String())
-	}
-	if len(listing.Sessions) == 0 {
-		if len(opts.Paths) > 0 {
-			return fmt.Errorf("no session could be read in %v", opts.Paths)
-		}
-		explainEmpty(errOut, &scanned{roots: roots})
-	}
-	var pool []*lore.Session
-	for _, s := range listing.Sessions {
-		if opts.keep(s) {
-			pool = append(pool, s)
-		}
 	}
 	im := &journal.Importer{Journal: j}
 	bar := newCountProgress(opts.IO, "importing sessions")
@@ -187,7 +168,7 @@ func journalOf(st lore.Store) (lore.Journal, bool) {
 }
 
 // addLessons adds the lessons of attempts as the journal stored them to
-// the store that keeps it (journal.AddLessons): lore journal log and
+// the store that keeps it (lore.AddLessons): lore journal log and
 // reflect call it with what they wrote.
 func addLessons(ctx context.Context, j lore.Journal, as ...lore.Attempt) error {
 	st, ok := j.(interface {
@@ -196,6 +177,6 @@ func addLessons(ctx context.Context, j lore.Journal, as ...lore.Attempt) error {
 	if !ok {
 		return nil
 	}
-	_, err := journal.AddLessons(ctx, st, as...)
+	_, err := lore.AddLessons(ctx, st, as...)
 	return err
 }

@@ -1,4 +1,4 @@
-package journal
+package lore
 
 import (
 	"context"
@@ -7,16 +7,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lorehq/lore"
 )
 
 // Lesson confidences: one attempt's lesson stays a candidate; the same
-// lesson from a second session's attempt reaches lore.PromoteConfidence
+// lesson from a second session's attempt reaches PromoteConfidence
 // (1 − (1 − 0.5)² = 0.75), and the store makes it active. A held lesson
 // is not handed out until a person looks at it.
 const (
 	lessonConfidence = 0.5
-	heldConfidence   = 0.3
+	heldLesson       = 0.3
 )
 
 // maxLesson caps a lesson's text, in runes, at what harvest keeps of an
@@ -26,7 +25,7 @@ const maxLesson = 300
 // TagJournal marks the items a journal's attempts taught.
 const TagJournal = "journal"
 
-// Lesson is the candidate pitfall a failed or rolled-back attempt
+// LessonOf is the candidate pitfall a failed or rolled-back attempt
 // teaches: its reflection (else its analysis) as the text, scoped to its
 // repository, its files and area as tags, with the attempt's session as
 // evidence (or the attempt itself, "journal:ID", when it has none), for
@@ -35,28 +34,28 @@ const TagJournal = "journal"
 // session's tool output taught, for whoever wrote it (an agent, a
 // transcript) may have been handed it by a stranger: an instruction to an
 // agent teaches nothing (false), and an order or a dangerous setting is
-// kept held (lore.TagHeld). No lesson (false) for an attempt that
+// kept held (TagHeld). No lesson (false) for an attempt that
 // succeeded or is pending, or that says nothing of why.
 //
 // The commands that write attempts (lore journal log, reflect and import)
 // add the lesson of each attempt as they store it.
-func Lesson(a lore.Attempt) (lore.Item, bool) {
-	if a.Outcome != lore.AttemptFailure && a.Outcome != lore.AttemptRollback {
-		return lore.Item{}, false
+func LessonOf(a Attempt) (Item, bool) {
+	if a.Outcome != AttemptFailure && a.Outcome != AttemptRollback {
+		return Item{}, false
 	}
 	text := lessonText(a.Lesson())
 	if text == "" {
-		return lore.Item{}, false
+		return Item{}, false
 	}
-	it := lore.Item{Text: text, Category: lore.CategoryPitfall, Repo: a.Repo, Confidence: lessonConfidence,
-		Status: lore.StatusCandidate, FirstSeen: a.At, Tags: append([]string{TagJournal}, a.Files...)}
+	it := Item{Text: text, Category: CategoryPitfall, Repo: a.Repo, Confidence: lessonConfidence,
+		Status: StatusCandidate, FirstSeen: a.At, Tags: append([]string{TagJournal}, a.Files...)}
 	it.Redact() // screened as it will be stored
-	instruction, hold, order := lore.Screen(it.Text)
+	instruction, hold, order := Screen(it.Text)
 	if instruction {
-		return lore.Item{}, false
+		return Item{}, false
 	}
 	if hold || order {
-		it.Confidence = heldConfidence
+		it.Confidence = heldLesson
 		it.MarkHeld() // never made active by sessions, only by a person
 	}
 	if a.Area != "" {
@@ -67,7 +66,7 @@ func Lesson(a lore.Attempt) (lore.Item, bool) {
 		src = "journal:" + a.ID
 	}
 	if src != "" {
-		it.Evidence = []lore.Evidence{{Session: src}}
+		it.Evidence = []Evidence{{Session: src}}
 	}
 	it.Tags = slices.Compact(it.Tags)
 	return it, true
@@ -92,18 +91,18 @@ func lessonText(s string) string {
 
 // adder is what AddLessons needs of a store.
 type adder interface {
-	Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
+	Add(ctx context.Context, items []Item) ([]AddResult, error)
 }
 
 // AddLessons adds to st the lessons of attempts as they were stored
-// (Lesson), where the store merges them with the same lesson of other
+// (LessonOf), where the store merges them with the same lesson of other
 // attempts and promotes them by its rules; lore journal log and reflect
 // call it with the attempts the journal returned. It returns what became
 // of each lesson, in order.
-func AddLessons(ctx context.Context, st adder, as ...lore.Attempt) ([]lore.AddResult, error) {
-	var items []lore.Item
+func AddLessons(ctx context.Context, st adder, as ...Attempt) ([]AddResult, error) {
+	var items []Item
 	for _, a := range as {
-		if it, ok := Lesson(a); ok {
+		if it, ok := LessonOf(a); ok {
 			items = append(items, it)
 		}
 	}

@@ -1,4 +1,4 @@
-package journal
+package lore_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/lorehq/lore/sqlite"
 )
 
-func TestLesson(t *testing.T) {
+func TestLessonOf(t *testing.T) {
 	failed := lore.Attempt{ID: "a1", Repo: "o/r", Session: "claude-code:s1", Task: "speed up parse", Outcome: lore.AttemptFailure,
 		Files: []string{"parse.go"}, Area: "parser", At: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC),
 		Analysis: "the cache was shared between goroutines", Reflection: "A map cache in the parser races under go test -race; a sync.Map did not help either."}
@@ -40,7 +40,7 @@ func TestLesson(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a := failed
 			c.change(&a)
-			it, ok := Lesson(a)
+			it, ok := lore.LessonOf(a)
 			if ok != c.ok {
 				t.Fatalf("ok = %v, want %v (%q)", ok, c.ok, it.Text)
 			}
@@ -64,12 +64,12 @@ func TestLesson(t *testing.T) {
 	}
 	long := failed
 	long.Reflection = strings.Repeat("A lesson learned the hard way. ", 40)
-	if it, _ := Lesson(long); len([]rune(it.Text)) > maxLesson+2 || !strings.HasSuffix(it.Text, ".") {
+	if it, _ := lore.LessonOf(long); len([]rune(it.Text)) > 300+2 || !strings.HasSuffix(it.Text, ".") {
 		t.Errorf("long lesson %q", it.Text)
 	}
 	none := failed
 	none.Session = ""
-	if it, _ := Lesson(none); len(it.Evidence) != 1 || it.Evidence[0].Session != "journal:a1" {
+	if it, _ := lore.LessonOf(none); len(it.Evidence) != 1 || it.Evidence[0].Session != "journal:a1" {
 		t.Errorf("evidence of an attempt of no session %+v", it.Evidence)
 	}
 }
@@ -89,7 +89,7 @@ func TestLessonPromoted(t *testing.T) {
 	b := a
 	b.Session, b.Files = "codex:2", []string{"b.go"}
 	status := func(x lore.Attempt) lore.Status {
-		rs, err := AddLessons(ctx, st, x, lore.Attempt{Task: "ok", Outcome: lore.AttemptSuccess, Reflection: "went well"})
+		rs, err := lore.AddLessons(ctx, st, x, lore.Attempt{Task: "ok", Outcome: lore.AttemptSuccess, Reflection: "went well"})
 		if err != nil || len(rs) != 1 {
 			t.Fatal(rs, err)
 		}
