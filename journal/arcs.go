@@ -59,13 +59,13 @@ func Attempts(s *lore.Session) []lore.Attempt {
 			if !ok || tc.ID == "" {
 				continue // no answer: neither an edit made nor a run that tells
 			}
-			if cmd := shellcmd.FromCall(tc.Name, tc.Input); cmd != "" {
+			es, cmd := callEdits(tc.Name, tc.Input)
+			if cmd != "" {
 				if cur != nil && len(cur.files) > 0 && harvest.Verifies(cmd) {
 					cur.last, cur.cmd = &r, cmd
 				}
 				continue
 			}
-			es := edits(tc.Name, tc.Input)
 			if len(es) == 0 || r.Failed() {
 				continue // not an edit, or one the tool refused
 			}
@@ -263,6 +263,23 @@ type edit struct {
 	// whole: new is the file's whole content (a write); patch: new is
 	// the change as a patch already.
 	whole, patch bool
+}
+
+// callEdits are the changes a tool call made (edits), or the shell
+// command it ran, when it ran one that is not a patch (Codex's shell
+// runs apply_patch <<'EOF' … too).
+func callEdits(name, input string) ([]edit, string) {
+	cmd := shellcmd.FromCall(name, input)
+	switch {
+	case cmd == "":
+		return edits(name, input), ""
+	case !strings.HasPrefix(cmd, "apply_patch"):
+		return nil, cmd
+	}
+	if i := strings.Index(cmd, "*** Begin Patch"); i >= 0 {
+		return patchEdits(cmd[i:]), ""
+	}
+	return nil, ""
 }
 
 // edits are the changes an edit tool's call made: Claude Code's Edit,

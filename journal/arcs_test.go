@@ -32,10 +32,12 @@ func TestEdits(t *testing.T) {
 		{"patch in json", "apply_patch", `{"patchText":` + quote(patch) + `}`, []string{"src/a.go", "b.txt", "c.go"}},
 		{"broken json", "Edit", `{"file_path":"/r/a.go","old_string":`, nil},
 		{"shell", "Bash", `{"command":"go test ./..."}`, nil},
+		{"patch in a shell", "shell", `{"command":["bash","-lc","apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** End Patch\nEOF"]}`, []string{"a.go"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var files []string
-			for _, e := range edits(c.tool, c.input) {
+			es, _ := callEdits(c.tool, c.input)
+			for _, e := range es {
 				files = append(files, e.file)
 			}
 			if !slices.Equal(files, c.files) {

@@ -15,7 +15,8 @@ func FuzzEdits(f *testing.F) {
 	f.Add("apply_patch", `{"patchText":"*** Begin Patch\n*** Add File: \n*** Move to: \n"}`)
 	f.Add("str_replace_editor", `{"command":"insert","path":"p","new_str":"z"}`)
 	f.Fuzz(func(t *testing.T, name, input string) {
-		for _, e := range edits(name, input) {
+		es, _ := callEdits(name, input)
+		for _, e := range es {
 			if e.file == "" {
 				t.Fatalf("an edit of no file from %q", input)
 			}
