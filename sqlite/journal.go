@@ -240,15 +240,19 @@ func attemptWhere(repo, outcome string, since time.Time) ([]string, []any) {
 
 // Similar-attempt ranking. An attempt's score adds its text relevance
 // (bm25 over task, approach, analysis and reflection, as a share of the
-// best candidate's), the share of the query's files it touched (each
-// file weighted by how rare it is among attempts: a README or changelog
-// every other attempt touched says little), and a recency bonus that
-// halves every similarHalfLife before the newest candidate.
+// best candidate's, from 0 to 1), its files' (from 0 to 1: half for
+// touching any of the query's files, for an attempt on the same code is
+// the one to see first whatever its words, and half by the share of the
+// query's files it touched, each file weighted by how rare it is among
+// attempts: a README or changelog every other attempt touched says
+// little), and a recency bonus that halves every similarHalfLife before
+// the newest candidate.
 const (
 	// similarCandidates is how many of the best text matches, and of the
 	// attempts that touched the query's files, are ranked.
 	similarCandidates = 300
 	similarFileWeight = 1.0
+	similarAnyFile    = 0.5
 	similarRecency    = 0.25
 	similarHalfLife   = 60 * 24 * time.Hour
 )
@@ -397,8 +401,8 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 				shared += weight[f]
 			}
 		}
-		if queryWeight > 0 {
-			h.Score += similarFileWeight * shared / queryWeight
+		if shared > 0 {
+			h.Score += similarFileWeight * (similarAnyFile + (1-similarAnyFile)*shared/queryWeight)
 		}
 		h.Score += similarRecency * math.Exp2(-float64(newest.Sub(a.At))/float64(similarHalfLife))
 		hits = append(hits, h)

@@ -54,7 +54,42 @@ read take the repository of the current checkout unless --repo names another or
 		newJournalReflectCmd(fac, nil),
 		newJournalImportCmd(fac, nil),
 	)
+	for _, c := range cmd.Commands() {
+		switch c.Name() {
+		case "show", "reflect":
+			c.ValidArgsFunction = completeAttemptIDs(fac)
+		}
+	}
 	return cmd
+}
+
+// completeAttemptIDs completes an attempt's id from the store (the one
+// --store names), each with the start of its task; at most maxCompleted,
+// the newest first.
+func completeAttemptIDs(fac *factory) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		o := newJournalOptions(fac)
+		o.Store, _ = cmd.Flags().GetString("store")
+		j, closeStore, err := o.openJournal(cmd.Context(), false)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		defer closeStore()
+		var ids []cobra.Completion
+		j.Attempts(cmd.Context(), lore.AttemptFilter{}, func(a lore.Attempt) error {
+			if strings.HasPrefix(a.ID, toComplete) {
+				ids = append(ids, cobra.CompletionWithDesc(a.ID, oneLine(a.Task, 60)))
+			}
+			if len(ids) == maxCompleted {
+				return errEnough
+			}
+			return nil
+		})
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // journalOptions are what every journal command shares: the store, the

@@ -121,6 +121,22 @@ func TestJournalCommands(t *testing.T) {
 	if hits := decodeLines[lore.AttemptHit](t, r.stdout); len(hits) != 1 || hits[0].Lesson() != "inject the clock" {
 		t.Errorf("similar after reflect: %q", r.stdout)
 	}
+
+	// Shell completion: ids of attempts, outcomes, groupings.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "journal", "show", id[:4]}, id + "\tmake the retry test stable\n"},
+		{[]string{"__complete", "journal", "reflect", id[:4]}, id + "\t"},
+		{[]string{"__complete", "journal", "log", "--outcome", ""}, "rollback\n"},
+		{[]string{"__complete", "journal", "similar", "x", "--outcome", ""}, "failure\n"},
+		{[]string{"__complete", "journal", "stats", "--by", ""}, "approach\n"},
+	} {
+		if r := runIn(t, env, "", nil, tt.args...); !strings.Contains(r.stdout, tt.want) {
+			t.Errorf("lore %s: %q, want %q in it", strings.Join(tt.args, " "), r.stdout, tt.want)
+		}
+	}
 }
 
 // TestJournalBadInput: each bad input is one line of error, exit 2, and
