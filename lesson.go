@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
 )
 
 // Lesson confidences: one attempt's lesson stays a candidate; the same
