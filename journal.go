@@ -115,7 +115,10 @@ type AttemptFilter struct {
 //     their sizes, and gives each attempt an id and, when it has none, a
 //     time; all in one transaction: an error about one attempt writes none.
 //   - An attempt with the same repo, session, task and files as a stored
-//     one (lore journal import run again) replaces it, keeping its id.
+//     one (lore journal import run again) replaces it, keeping its id;
+//     for an attempt of no session, its time is part of that key
+//     (AttemptKey). The id is the store's (AttemptID), whatever the
+//     caller set.
 type Journal interface {
 	// LogAttempts stores attempts and returns them as stored.
 	LogAttempts(ctx context.Context, as []Attempt) ([]Attempt, error)

@@ -118,35 +118,7 @@ func logAttempt(ctx context.Context, tx *sql.Tx, a *lore.Attempt, diff []byte) e
 // resolveAttempt returns the rowid and id of the attempt id names: an id,
 // or the start of exactly one id.
 func resolveAttempt(ctx context.Context, q querier, id string) (int64, string, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
-	if !lore.ValidIDPrefix(id) {
-		return 0, "", lore.Errorf(lore.EINVALID, "%q is not an attempt id (4 to 24 hex digits)", id)
-	}
-	rows, err := q.QueryContext(ctx, `SELECT rowid, id FROM attempts WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"~")
-	if err != nil {
-		return 0, "", err
-	}
-	defer rows.Close()
-	var rowids []int64
-	var ids []string
-	for rows.Next() {
-		var r int64
-		var full string
-		if err := rows.Scan(&r, &full); err != nil {
-			return 0, "", err
-		}
-		rowids, ids = append(rowids, r), append(ids, full)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, "", err
-	}
-	switch {
-	case len(ids) == 0:
-		return 0, "", lore.Errorf(lore.ENOTFOUND, "no attempt %s", id)
-	case len(ids) > 1 && ids[0] != id:
-		return 0, "", lore.Errorf(lore.EINVALID, "%s is the start of several attempt ids (%s, %s, …): give more of it", id, ids[0], ids[1])
-	}
-	return rowids[0], ids[0], nil
+	return resolveIn(ctx, q, "attempts", "attempt", id)
 }
 
 // Attempt returns the attempt with this id or unique id prefix, with its

@@ -681,11 +681,18 @@ type querier interface {
 // resolve returns the rowid and id of the item id names: an id, or the
 // start of exactly one id.
 func resolve(ctx context.Context, q querier, id string) (int64, string, error) {
+	return resolveIn(ctx, q, "items", "item", id)
+}
+
+// resolveIn returns the rowid and id of the row of table (items,
+// attempts: a thing of this name) id names: an id, or the start of
+// exactly one id.
+func resolveIn(ctx context.Context, q querier, table, thing, id string) (int64, string, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if !lore.ValidIDPrefix(id) {
-		return 0, "", lore.Errorf(lore.EINVALID, "%q is not an item id (4 to 24 hex digits)", id)
+		return 0, "", lore.Errorf(lore.EINVALID, "%q is not an %s id (4 to 24 hex digits)", id, thing)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT rowid, id FROM items WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"~")
+	rows, err := q.QueryContext(ctx, `SELECT rowid, id FROM `+table+` WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`, id, id+"~")
 	if err != nil {
 		return 0, "", err
 	}
@@ -705,7 +712,7 @@ func resolve(ctx context.Context, q querier, id string) (int64, string, error) {
 	}
 	switch {
 	case len(ids) == 0:
-		return 0, "", lore.Errorf(lore.ENOTFOUND, "no item %s", id)
+		return 0, "", lore.Errorf(lore.ENOTFOUND, "no %s %s", thing, id)
 	case len(ids) > 1 && ids[0] != id:
 		return 0, "", lore.Errorf(lore.EINVALID, "%s is the start of several ids (%s, %s, …): give more of it", id, ids[0], ids[1])
 	}

@@ -167,6 +167,63 @@ func (o *journalOptions) openJournal(ctx context.Context, write bool) (lore.Jour
 	return j, s.Close, nil
 }
 
+// readJournal opens an existing store for reading, and says which
+// repository to read (journalOptions.repo).
+func (o *journalOptions) readJournal(ctx context.Context) (lore.Journal, string, func() error, error) {
+	repo, err := o.repo()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	j, closeStore, err := o.openJournal(ctx, false)
+	return j, repo, closeStore, err
+}
+
+// listAttempts writes the attempts of the repository that f selects and
+// keep keeps, newest first, at most limit of them (0: every one); none
+// says, of the repository, that there are none.
+func (o *journalOptions) listAttempts(ctx context.Context, f lore.AttemptFilter, keep func(lore.Attempt) bool, limit int,
+	none func(repo string) string) error {
+	j, repo, closeStore, err := o.readJournal(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	f.Repo = repo
+	var as []lore.Attempt
+	err = j.Attempts(ctx, f, func(a lore.Attempt) error {
+		if keep(a) {
+			as = append(as, a)
+		}
+		if limit > 0 && len(as) == limit {
+			return errEnough
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		return storeError(err)
+	}
+	out := o.IO.Out
+	if o.JSON {
+		for _, a := range as {
+			if err := writeJSON(out, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(as) == 0 {
+		fmt.Fprintln(o.IO.ErrOut, none(repo))
+		return nil
+	}
+	for _, a := range as {
+		fmt.Fprintln(out, attemptLine(a))
+	}
+	return nil
+}
+
+// errEnough stops reading attempts once a list is full.
+var errEnough = errors.New("enough")
+
 // journalOutcome checks an --outcome flag: "" or one of lore's outcomes.
 func journalOutcome(s string) (string, error) {
 	s = strings.ToLower(strings.TrimSpace(s))

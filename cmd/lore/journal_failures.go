@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -50,53 +48,11 @@ With --json, each attempt is one JSON object on its own line, without its diff.
 	return cmd
 }
 
-// errEnough stops reading attempts once a list is full.
-var errEnough = errors.New("enough")
-
 func journalFailuresRun(ctx context.Context, opts *journalFailuresOptions) error {
-	repo, err := opts.repo()
-	if err != nil {
-		return err
+	failed := func(a lore.Attempt) bool {
+		return a.Outcome == lore.AttemptFailure || a.Outcome == lore.AttemptRollback
 	}
-	j, closeStore, err := opts.openJournal(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
-	var as []lore.Attempt
-	err = j.Attempts(ctx, lore.AttemptFilter{Repo: repo}, func(a lore.Attempt) error {
-		if a.Outcome == lore.AttemptFailure || a.Outcome == lore.AttemptRollback {
-			as = append(as, a)
-		}
-		if opts.Limit > 0 && len(as) == opts.Limit {
-			return errEnough
-		}
-		return nil
+	return opts.listAttempts(ctx, lore.AttemptFilter{}, failed, opts.Limit, func(repo string) string {
+		return "No attempt failed" + inRepo(repo) + "."
 	})
-	if err != nil && !errors.Is(err, errEnough) {
-		return storeError(err)
-	}
-	return writeAttempts(opts.journalOptions, as, "No attempt failed"+inRepo(repo)+".")
-}
-
-// writeAttempts lists attempts, as JSON lines with --json; none says so on
-// standard error.
-func writeAttempts(opts journalOptions, as []lore.Attempt, none string) error {
-	out := opts.IO.Out
-	if opts.JSON {
-		for _, a := range as {
-			if err := writeJSON(out, a); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if len(as) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, none)
-		return nil
-	}
-	for _, a := range as {
-		fmt.Fprintln(out, attemptLine(a))
-	}
-	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -48,25 +47,8 @@ With --json, each attempt is one JSON object on its own line, without its diff.
 }
 
 func journalFileRun(ctx context.Context, opts *journalFileOptions) error {
-	repo, err := opts.repo()
-	if err != nil {
-		return err
-	}
-	j, closeStore, err := opts.openJournal(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
-	var as []lore.Attempt
-	err = j.Attempts(ctx, lore.AttemptFilter{Repo: repo, File: opts.Path}, func(a lore.Attempt) error {
-		as = append(as, a)
-		if opts.Limit > 0 && len(as) == opts.Limit {
-			return errEnough
-		}
-		return nil
+	all := func(lore.Attempt) bool { return true }
+	return opts.listAttempts(ctx, lore.AttemptFilter{File: opts.Path}, all, opts.Limit, func(repo string) string {
+		return "No attempt" + inRepo(repo) + " touched " + opts.Path + "."
 	})
-	if err != nil && !errors.Is(err, errEnough) {
-		return storeError(err)
-	}
-	return writeAttempts(opts.journalOptions, as, "No attempt"+inRepo(repo)+" touched "+opts.Path+".")
 }

@@ -124,11 +124,7 @@ type journalStats struct {
 }
 
 func journalStatsRun(ctx context.Context, opts *journalStatsOptions) error {
-	repo, err := opts.repo()
-	if err != nil {
-		return err
-	}
-	j, closeStore, err := opts.openJournal(ctx, false)
+	j, repo, closeStore, err := opts.readJournal(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
@@ -296,4 +297,30 @@ func TestJournalLogFlags(t *testing.T) {
 			t.Errorf("%v: %v, from-git %v; want %q", tt.args, err, got, tt.want)
 		}
 	}
+}
+
+// FuzzReadAttemptJSON: whatever is on standard input, reading it as an
+// attempt and preparing it as a store would is an error or an attempt
+// within its sizes, never a panic.
+func FuzzReadAttemptJSON(f *testing.F) {
+	for _, s := range []string{`{"task":"x","outcome":"success","files":["a.go"]}`, `{"task": "x",`, `[]`, `{"task":"x"} {}`, `null`,
+		`{"task":"x","diff":"+a\n","tests":"ok","points_before":1.5,"at":"2026-01-01T00:00:00Z"}`, `{"retries":-1,"task":"y"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		a, err := readAttemptJSON(strings.NewReader(in))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error of more than one line: %q", err)
+			}
+			return
+		}
+		p, err := lore.PrepareAttempt(a, time.Now())
+		if err != nil {
+			return
+		}
+		if p.Task == "" || len(p.Diff) > lore.MaxAttemptDiff || len(p.Tests) > lore.MaxAttemptTests || !lore.ValidIDPrefix(p.ID) {
+			t.Errorf("prepared attempt out of shape: %+v", p)
+		}
+	})
 }

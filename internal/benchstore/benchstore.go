@@ -17,32 +17,32 @@ import (
 // temporary folder of tb), built from items when it is not there yet.
 func Path(tb testing.TB, name string, items []lore.Item) string {
 	tb.Helper()
-	dir := os.Getenv("LORE_BENCH_DIR")
-	if dir == "" {
-		dir = tb.TempDir()
-	}
-	path := filepath.Join(dir, name)
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	ctx := context.Background()
-	s, err := sqlite.Open(ctx, path, sqlite.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := 0; i < len(items); i += 5000 {
-		if _, err := s.Add(ctx, items[i:min(i+5000, len(items))]); err != nil {
-			tb.Fatal(err)
+	return build(tb, name, func(ctx context.Context, s *sqlite.Store) error {
+		for i := 0; i < len(items); i += 5000 {
+			if _, err := s.Add(ctx, items[i:min(i+5000, len(items))]); err != nil {
+				return err
+			}
 		}
-	}
-	if err := s.Close(); err != nil { // the last connection out checkpoints the WAL
-		tb.Fatal(err)
-	}
-	return path
+		return nil
+	})
 }
 
 // AttemptsPath is Path for a store of attempts (lore.Journal).
 func AttemptsPath(tb testing.TB, name string, as []lore.Attempt) string {
+	tb.Helper()
+	return build(tb, name, func(ctx context.Context, s *sqlite.Store) error {
+		for i := 0; i < len(as); i += 5000 {
+			if _, err := s.LogAttempts(ctx, as[i:min(i+5000, len(as))]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// build returns the path of the store called name, filled by fill when it
+// is not there yet.
+func build(tb testing.TB, name string, fill func(context.Context, *sqlite.Store) error) string {
 	tb.Helper()
 	dir := os.Getenv("LORE_BENCH_DIR")
 	if dir == "" {
@@ -57,12 +57,10 @@ func AttemptsPath(tb testing.TB, name string, as []lore.Attempt) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for i := 0; i < len(as); i += 5000 {
-		if _, err := s.LogAttempts(ctx, as[i:min(i+5000, len(as))]); err != nil {
-			tb.Fatal(err)
-		}
+	if err := fill(ctx, s); err != nil {
+		tb.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
+	if err := s.Close(); err != nil { // the last connection out checkpoints the WAL
 		tb.Fatal(err)
 	}
 	return path
