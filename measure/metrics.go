@@ -34,6 +34,9 @@ type Metrics struct {
 	// agents or repositories; empty where they do not.
 	ByAgent []Split `json:"by_agent"`
 	ByRepo  []Split `json:"by_repo"`
+	// Journal is what the journal's attempts tell, for a store that
+	// keeps one.
+	Journal Journal `json:"journal"`
 }
 
 // Velocity is how fast knowledge is learned.
