@@ -184,6 +184,12 @@ func OpensWithCommand(text, command string) bool {
 // it again, not when its transcript grows, not a rebuild.
 const Forgotten = "forgotten"
 
+// JournalImported is the Extractor of the records lore journal import
+// writes: the session's attempts are in the journal. Its records say
+// nothing of what a session taught, and harvest, status and measure
+// leave them out.
+const JournalImported = "journal"
+
 // Harvest records that a session was harvested: from which transcript,
 // as it was then, so that an unchanged session is not read twice.
 type Harvest struct {

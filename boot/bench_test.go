@@ -115,3 +115,18 @@ func BenchmarkBoot100k(b *testing.B) {
 	b.ReportMetric(float64(notes)/float64(i), "notes/boot")
 	b.ReportMetric(float64(used)/float64(i), "tokens/boot")
 }
+
+// BenchmarkPastFailures is what asking the journal for past failures
+// adds to a boot (failures), on the store of BenchmarkBoot100k, whose
+// journal is empty: what every boot pays before anyone logs an attempt.
+func BenchmarkPastFailures(b *testing.B) {
+	st, items := benchStore(b)
+	boots := benchBoots(items, 1000)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := failures(ctx, st, boots[i%len(boots)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

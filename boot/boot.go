@@ -52,6 +52,9 @@ type Context struct {
 	Tokens int      `json:"tokens"`
 	Budget int      `json:"budget"`
 	Items  []Picked `json:"items"`
+	// Attempts are the past failures of like tasks the context tells of
+	// (the journal's attempt ids), before its notes.
+	Attempts []string `json:"attempts,omitempty"`
 	// Withheld says the session is held out (HeldOut): its context was
 	// built and recorded, and is not handed over.
 	Withheld bool `json:"withheld"`
@@ -142,8 +145,10 @@ type store interface {
 // recency and category (pitfalls first); items below the minimum
 // confidence and near-duplicates of a better item are left out; then
 // items are added best first while the whole context fits the budget,
-// counted with the real tokenizer. An empty store, or one with nothing
-// for this session, gives EmptyText.
+// counted with the real tokenizer. Before the notes, for a store that
+// keeps a journal, come up to three past attempts of the repository at a
+// task like this one that failed, each with its lesson (failures). An
+// empty store, or one with nothing for this session, gives EmptyText.
 func Build(ctx context.Context, st store, opts Options) (Context, error) {
 	budget := budgetOf(opts)
 	minConf := opts.MinConfidence
@@ -180,8 +185,12 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.item.ID, b.item.ID))
 	})
 
+	fails, err := failures(ctx, st, opts)
+	if err != nil {
+		return Context{}, err
+	}
 	picked := floor(ranked, opts)
-	if len(picked) == 0 {
+	if len(picked) == 0 && len(fails) == 0 {
 		if len(ranked) > 0 {
 			return short(codec, opts, NothingText), nil
 		}
@@ -190,7 +199,13 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 	ranked = picked
 	out := Context{Budget: budget, Items: []Picked{}}
 	var b strings.Builder
-	fmt.Fprintf(&b, Header, lore.Cite(ranked[0].item.ID))
+	example := ""
+	if len(ranked) > 0 {
+		example = ranked[0].item.ID
+	} else {
+		example = fails[0].id
+	}
+	fmt.Fprintf(&b, Header, lore.Cite(example))
 	b.WriteString("\n")
 	used := tokens.Count(codec, b.String())
 	if used > budget {
@@ -199,6 +214,14 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 	header := b.String()
 	var kept []*candidate
 	var lines []string
+	// Past failures of like tasks first: what not to do again.
+	for _, f := range fails {
+		if n := tokens.Count(codec, f.line); used+n <= budget {
+			used += n
+			lines = append(lines, f.line)
+			out.Attempts = append(out.Attempts, f.id)
+		}
+	}
 	misses := 0
 	for _, c := range ranked {
 		if budget-used < minLine || misses == maxMisses {
@@ -223,7 +246,7 @@ func Build(ctx context.Context, st store, opts Options) (Context, error) {
 	// with "- " (every note's does); the header ends in a blank line.
 	// Counting the whole text again would cost as much as counting the
 	// notes did. TestBudgetNeverExceeded counts it.
-	if len(kept) > 0 {
+	if len(lines) > 0 {
 		out.Text, out.Tokens = header+strings.Join(lines, ""), used
 	}
 	for _, c := range kept {

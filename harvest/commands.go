@@ -205,6 +205,11 @@ func sameEcosystem(setup, build string) bool {
 // project.
 func buildOrTest(key string) bool { return testKeys[key] || buildKeys[key] }
 
+// Verifies reports whether a shell command line builds, checks or tests a
+// project (go test ./..., npm run build, cargo clippy): what the journal
+// takes for the run that tells whether edits worked.
+func Verifies(cmd string) bool { return buildOrTest(actionKey(cmd)) }
+
 // setupCommand reports whether a command prepares a project: installs,
 // generates, migrates, starts services.
 func setupCommand(key string) bool { return setupKeys[key] }

@@ -105,6 +105,7 @@ func List(ctx context.Context, paths []string, opts ListOptions) (*Listing, erro
 			recs = append(recs, r)
 		case lore.Forgotten:
 			l.forgotten[r.Session] = true
+		case lore.JournalImported: // attempts, not knowledge
 		default:
 			l.others[r.Session] = true
 		}

@@ -45,9 +45,18 @@ func openStore(t *testing.T) (*memstore.Store, []string) {
 	return st, ids
 }
 
+// served is what a server reads and writes: a memstore, or a SQLite
+// store for the journal's tools.
+type served interface {
+	Search(ctx context.Context, q lore.Query) ([]lore.Hit, error)
+	Add(ctx context.Context, items []lore.Item) ([]lore.AddResult, error)
+	Item(ctx context.Context, id string) (lore.Item, error)
+	RecordBoot(ctx context.Context, b lore.Boot) error
+}
+
 // connect serves st over in-memory transports and returns a client's
 // session, initialized.
-func connect(t *testing.T, st *memstore.Store, opts mcpserver.Options) *mcp.ClientSession {
+func connect(t *testing.T, st served, opts mcpserver.Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	server := mcpserver.New(st, opts)

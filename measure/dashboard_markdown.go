@@ -148,6 +148,7 @@ func dashboardMarkdown(m Metrics) string {
 			}
 		}
 	}
+	b.WriteString(journalMarkdown(m.Journal))
 	return b.String()
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -41,6 +42,7 @@ type dashPage struct {
 	Signatures   []dashSignatureRow
 	Outcomes     []dashCount
 	Categories   []dashCount
+	Failing      []dashFailing
 }
 
 type dashSignatureRow struct {
@@ -62,7 +64,10 @@ func newDashPage(m Metrics) dashPage {
 			hitRateChart(m.HitRate),
 			recurrenceChart(m.Recurrence),
 			costChart(m.PerSession),
+			journalAttemptsChart(m.Journal),
+			journalSuccessChart(m.Journal),
 		},
+		Failing:    dashFailingRows(m.Journal),
 		Outcomes:   dashOutcomes(m.Outcomes),
 		Categories: dashCategories(m.Knowledge.ByCategory),
 	}
@@ -129,25 +134,56 @@ func velocityChart(v Velocity) dashChart {
 		f.Empty("day", "new items")
 		return c
 	}
-	most := 0
-	dates := make([]string, len(days))
+	dates, counts := make([]string, len(days)), make([]int, len(days))
 	for i, d := range days {
-		most = max(most, d.Items)
-		dates[i] = d.Date
+		dates[i], counts[i] = d.Date, d.Items
 	}
-	top, ticks := svgchart.Scale(float64(most), true)
-	f.YAxis(top, ticks, chartCount, "new items")
-	slots := f.TimeAxis(dates, 1, "day")
+	bars(f, dates, counts, 1, "day", "new items", func(i int) string {
+		return fmt.Sprintf("%s: %s new items", dates[i], dashInt(int64(counts[i])))
+	})
+	return c
+}
+
+// bars draws a count per date (of days step days apart) as bars, each
+// with its title.
+func bars(f *svgchart.Frame, dates []string, counts []int, step int, axis, what string, title func(i int) string) {
+	top, ticks := svgchart.Scale(float64(slices.Max(counts)), true)
+	f.YAxis(top, ticks, chartCount, what)
+	slots := f.TimeAxis(dates, step, axis)
 	w := slots.Width
 	if w >= 3 {
 		w *= 0.8
 	}
 	w = max(w, 2) // a day on a span of years is still seen
-	for i, d := range days {
-		y := f.Y(float64(d.Items), top)
-		f.Rect(slots.X[i]-w/2, y, w, f.Y1-y, "bar", fmt.Sprintf("%s: %s new items", d.Date, dashInt(int64(d.Items))))
+	for i, n := range counts {
+		y := f.Y(float64(n), top)
+		f.Rect(slots.X[i]-w/2, y, w, f.Y1-y, "bar", title(i))
 	}
-	return c
+}
+
+// weekRate is a week's point of a line of shares: its rate of n.
+type weekRate struct {
+	week  string
+	rate  float64
+	n     int
+	title string
+}
+
+// rateLine draws shares week by week as a line, leaving out the weeks
+// of no data (n 0) and breaking it over weeks left out.
+func rateLine(f *svgchart.Frame, weeks []weekRate, what string) {
+	f.YAxis(1, chartPercentTicks(), Percent, what)
+	dates := make([]string, len(weeks))
+	for i, w := range weeks {
+		dates[i] = w.week
+	}
+	slots := f.TimeAxis(dates, 7, "week (Monday)")
+	samples := make([]svgchart.Sample, len(weeks))
+	for i, w := range weeks {
+		samples[i] = svgchart.Sample{X: slots.X[i], Y: f.Y(w.rate, 1), Missing: w.n == 0, Gap: i > 0 && weekGap(dates[i-1], dates[i]),
+			Title: w.title}
+	}
+	f.Series("s1", samples)
 }
 
 func recurrenceChart(r Recurrence) dashChart {
@@ -268,18 +304,11 @@ func firstTryChart(ft FirstTry) dashChart {
 		f.Empty("week", "first-try success")
 		return c
 	}
-	f.YAxis(1, chartPercentTicks(), Percent, "first-try success")
-	dates := make([]string, len(weeks))
+	rates := make([]weekRate, len(weeks))
 	for i, w := range weeks {
-		dates[i] = w.Week
+		rates[i] = weekRate{w.Week, w.Rate, w.N, fmt.Sprintf("week of %s: %s of %s sessions", w.Week, Percent(w.Rate), dashInt(int64(w.N)))}
 	}
-	slots := f.TimeAxis(dates, 7, "week (Monday)")
-	samples := make([]svgchart.Sample, len(weeks))
-	for i, w := range weeks {
-		samples[i] = svgchart.Sample{X: slots.X[i], Y: f.Y(w.Rate, 1), Missing: w.N == 0, Gap: i > 0 && weekGap(dates[i-1], dates[i]),
-			Title: fmt.Sprintf("week of %s: %s of %s sessions", w.Week, Percent(w.Rate), dashInt(int64(w.N)))}
-	}
-	f.Series("s1", samples)
+	rateLine(f, rates, "first-try success")
 	return c
 }
 

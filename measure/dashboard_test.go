@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 const xssSignature = `<script>alert(1)</script> in "render"`
 
-var dashboardCharts = []string{"velocity", "recurrence", "hit-rate", "first-try", "would-have-known", "cost"}
+var dashboardCharts = []string{"velocity", "recurrence", "hit-rate", "first-try", "would-have-known", "cost", "journal-attempts", "journal-success"}
 
 // sampleMetrics is six weeks of a busy repository, with a hostile
 // signature among the known errors.
@@ -69,6 +69,13 @@ func sampleMetrics() Metrics {
 			SessionsWithTokens: 36 + w, SessionsWithMinutes: 38 + w,
 		})
 	}
+	m.Journal = Journal{Attempts: 64, Succeeded: 40, Failed: 15, RolledBack: 5, Pending: 4, SuccessRate: 40.0 / 60,
+		Areas: []Failing{{Name: "parser", Failures: 9, Attempts: 20}},
+		Files: []Failing{{Name: "internal/parse/lexer.go", Failures: 7, Attempts: 12}, {Name: xssSignature, Failures: 1, Attempts: 1}}}
+	for w := range 6 {
+		m.Journal.Weeks = append(m.Journal.Weeks, JournalWeek{Week: week(w), Attempts: 8 + w, Ended: 8 + w, SuccessRate: 0.5 + 0.05*float64(w)})
+	}
+	m.Journal.Weeks[2].Ended, m.Journal.Weeks[2].SuccessRate = 0, 0 // only pending attempts that week
 	// A week with no sessions: its point is left out of the lines.
 	m.FirstTry.Weeks[3].N, m.FirstTry.Weeks[3].Rate = 0, 0
 	// Sessions with no time: in the tables, not on a time axis.
@@ -132,6 +139,7 @@ func TestWriteDashboard(t *testing.T) {
 				"| 2026-03-10 | claude-code:s5 | acme/widgets | claude-code | 2 | 1 | 1 |",
 				"| — | aider:undated | widgets | aider | 1 | 1 | 0 |",
 				"62,000 tokens, 14.0 minutes (43 sessions)",
+				"| 2026-02-02 | 8 | 8 | 50% |", "| file | internal/parse/lexer.go | 7 | 12 |", "| area | parser | 9 | 20 |",
 			},
 		},
 		{

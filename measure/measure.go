@@ -196,6 +196,9 @@ func Compute(ctx context.Context, sessions []*lore.Session, st store, opts Optio
 	if m.ByRepo, err = splits(ctx, st, all, items, knownSince, opts.Since, func(s *lore.Session) string { return s.Repo }); err != nil {
 		return m, err
 	}
+	if m.Journal, err = journal(ctx, st, opts.Repo, opts.Since); err != nil {
+		return m, err
+	}
 	m.Verdict = verdict(m)
 	return m, nil
 }
@@ -227,6 +230,9 @@ func harvestedSessions(ctx context.Context, st store) (map[string]bool, error) {
 		return h, nil
 	}
 	err := st.Harvests(ctx, func(r lore.Harvest) error {
+		if r.Extractor == lore.JournalImported {
+			return nil // attempts, not knowledge
+		}
 		h[r.Session] = true
 		return nil
 	})

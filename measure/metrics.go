@@ -34,6 +34,9 @@ type Metrics struct {
 	// agents or repositories; empty where they do not.
 	ByAgent []Split `json:"by_agent"`
 	ByRepo  []Split `json:"by_repo"`
+	// Journal is what the journal's attempts tell, for a store that
+	// keeps one.
+	Journal Journal `json:"journal"`
 	// Improve is the benchmark's total after each round of lore improve
 	// on the repository the dashboard was made in; none when it never ran.
 	Improve []ImprovePoints `json:"improve,omitempty"`

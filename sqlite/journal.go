@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"context"
 	"database/sql"
@@ -22,7 +23,9 @@ var _ lore.Journal = (*Store)(nil)
 
 // LogAttempts stores attempts, each prepared by lore.PrepareAttempt, in
 // one transaction; an attempt with the key of a stored one replaces it
-// and keeps its id.
+// and keeps its id, and the analysis, reflection and parent a person gave
+// the stored one when the new one has none (lore journal import reading a
+// grown transcript again does not undo lore journal reflect).
 func (s *Store) LogAttempts(ctx context.Context, as []lore.Attempt) ([]lore.Attempt, error) {
 	now := s.now()
 	out := make([]lore.Attempt, len(as))
@@ -65,13 +68,16 @@ func logAttempt(ctx context.Context, tx *sql.Tx, a *lore.Attempt, diff []byte) e
 	key := lore.AttemptKey(*a)
 	var rowid int64
 	var id string
-	err := tx.QueryRowContext(ctx, `SELECT rowid, id FROM attempts WHERE key = ?`, key).Scan(&rowid, &id)
+	var analysis, reflection, parent string
+	err := tx.QueryRowContext(ctx, `SELECT rowid, id, analysis, reflection, parent FROM attempts WHERE key = ?`, key).
+		Scan(&rowid, &id, &analysis, &reflection, &parent)
 	switch {
 	case err == nil:
 		if _, err := tx.ExecContext(ctx, `DELETE FROM attempts WHERE rowid = ?`, rowid); err != nil {
 			return err
 		}
 		a.ID = id
+		a.Analysis, a.Reflection, a.Parent = cmp.Or(a.Analysis, analysis), cmp.Or(a.Reflection, reflection), cmp.Or(a.Parent, parent)
 	case errors.Is(err, sql.ErrNoRows):
 		var other string
 		err := tx.QueryRowContext(ctx, `SELECT key FROM attempts WHERE id = ?`, a.ID).Scan(&other)

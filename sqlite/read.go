@@ -511,8 +511,11 @@ func (s *Store) searchTop(ctx context.Context, fs []lore.Filter, match string, f
 
 // matchSource is the best matches of a full-text query from a rowid on,
 // at most cap of them (all when it is negative), as searchSQL's source.
+// bm25 is NULL (its arithmetic went NaN) for a query of several terms,
+// one of them in no item, when no item has tags: every store's first
+// items. Such a match scores 0, below every scored one.
 func matchSource(cap int) string {
-	return `SELECT rowid, bm25(items_fts, 2.0, 1.0) AS score FROM items_fts
+	return `SELECT rowid, coalesce(bm25(items_fts, 2.0, 1.0), 0) AS score FROM items_fts
 	WHERE items_fts MATCH ? AND rowid >= ? ORDER BY score ` + limit(cap)
 }
 

@@ -165,6 +165,22 @@ func TestBoundedSearch(t *testing.T) {
 	}
 }
 
+// TestSearchFirstItems: a question of several words, some in no item,
+// finds an item of a store whose items have no tags (a new user's first
+// ones), where bm25 gives no score.
+func TestSearchFirstItems(t *testing.T) {
+	s := open(t, nil)
+	ctx := context.Background()
+	if _, err := s.Add(ctx, []lore.Item{{Text: "`make test` runs the unit tests", Category: lore.CategoryFact, Repo: "acme/api",
+		Confidence: 0.9, Manual: 0.9}}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, lore.Query{Text: "fix the flaky retry test", Filter: lore.Filter{Repo: "acme/api"}})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("search: %d hits, %v; want the make test item", len(hits), err)
+	}
+}
+
 // TestBandsMigrate opens a store as lore wrote it before migration 0005,
 // where each band key named one item and an item could lose all its keys
 // to items added before it: the item whose keys were taken must be found

@@ -182,29 +182,10 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	defer st.Close()
 	// Transcripts harvested already and unchanged since are not read,
 	// unless a selection among all sessions needs what they hold.
-	paths, roots := searchPaths(opts.Env, opts.Paths)
-	read := newByteProgress(opts.IO, "reading transcripts")
-	listing, err := harvest.List(ctx, paths, harvest.ListOptions{Store: st, Defaults: len(opts.Paths) == 0, Extractor: ex.Name(), DryRun: opts.DryRun,
-		Every: opts.Rebuild || opts.Top > 0 || opts.Agent != "" || opts.Repo != "" || opts.Since != "", Progress: read.update})
-	read.stop()
+	listing, pool, err := listForRun(ctx, opts.IO, errOut, opts.Env, opts.Paths, &opts.filterOptions, harvest.ListOptions{Store: st,
+		Extractor: ex.Name(), DryRun: opts.DryRun, Every: opts.Rebuild || opts.Top > 0})
 	if err != nil {
 		return err
-	}
-
-	for _, p := range listing.Problems {
-		fmt.Fprintln(errOut, p.String())
-	}
-	if len(listing.Sessions) == 0 {
-		if len(opts.Paths) > 0 {
-			return fmt.Errorf("no session could be read in %v", opts.Paths)
-		}
-		explainEmpty(errOut, &scanned{roots: roots})
-	}
-	var pool []*lore.Session
-	for _, s := range listing.Sessions {
-		if opts.keep(s) {
-			pool = append(pool, s)
-		}
 	}
 	if opts.Top > 0 {
 		picked := sample.Select(sample.Score(pool, now), sample.Selection{Count: opts.Top})
@@ -270,6 +251,41 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 		}
 	}
 	return nil
+}
+
+// listForRun lists the sessions a run of an extractor reads (harvest's,
+// journal import's) under the paths given, else the agents' default
+// locations (harvest.List, with progress on a terminal; every transcript
+// is read when the filter selects among sessions), says on errOut what
+// could not be read, and returns the listing with the sessions the
+// filter keeps. No session at all under the paths given is an error.
+func listForRun(ctx context.Context, ios *iostreams.IOStreams, errOut io.Writer, env transcript.Env, given []string,
+	filter *filterOptions, lo harvest.ListOptions) (*harvest.Listing, []*lore.Session, error) {
+	paths, roots := searchPaths(env, given)
+	read := newByteProgress(ios, "reading transcripts")
+	lo.Defaults, lo.Progress = len(given) == 0, read.update
+	lo.Every = lo.Every || filter.Agent != "" || filter.Repo != "" || filter.Since != ""
+	listing, err := harvest.List(ctx, paths, lo)
+	read.stop()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range listing.Problems {
+		fmt.Fprintln(errOut, p.String())
+	}
+	if len(listing.Sessions) == 0 {
+		if len(given) > 0 {
+			return nil, nil, fmt.Errorf("no session could be read in %v", given)
+		}
+		explainEmpty(errOut, &scanned{roots: roots})
+	}
+	var pool []*lore.Session
+	for _, s := range listing.Sessions {
+		if filter.keep(s) {
+			pool = append(pool, s)
+		}
+	}
+	return listing, pool, nil
 }
 
 // harvestNext is the step to take after a harvest.

@@ -52,7 +52,7 @@ read take the repository of the current checkout unless --repo names another or
 		newJournalShowCmd(fac, nil),
 		newJournalFileCmd(fac, nil),
 		newJournalReflectCmd(fac, nil),
-		// lore journal import (attempts from transcripts) is added here.
+		newJournalImportCmd(fac, nil),
 	)
 	for _, c := range cmd.Commands() {
 		switch c.Name() {

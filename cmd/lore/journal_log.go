@@ -182,6 +182,9 @@ func journalLogRun(ctx context.Context, opts *journalLogOptions) error {
 		return storeError(err)
 	}
 	a = as[0]
+	if err := addLessons(ctx, j, a); err != nil {
+		return err
+	}
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, a)
 	}

@@ -53,6 +53,9 @@ func journalReflectRun(ctx context.Context, opts *journalReflectOptions) error {
 	if err != nil {
 		return storeError(err)
 	}
+	if err := addLessons(ctx, j, a); err != nil {
+		return err
+	}
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, a)
 	}

@@ -171,8 +171,8 @@ func journalStatsRun(ctx context.Context, opts *journalStatsOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "No attempts recorded"+inRepo(repo)+" yet: lore journal log records one.")
 		return nil
 	}
-	fmt.Fprintf(out, "%d attempts%s: %d succeeded, %d failed, %d rolled back, %d pending; success rate %s\n",
-		st.Attempts, inRepo(repo), st.Success, st.Failure, st.Rollback, st.Pending, st.rate())
+	fmt.Fprintf(out, "%s%s: %d succeeded, %d failed, %d rolled back, %d pending; success rate %s\n",
+		plural(st.Attempts, "attempt"), inRepo(repo), st.Success, st.Failure, st.Rollback, st.Pending, st.rate())
 	if opts.By == "" {
 		return nil
 	}

@@ -30,13 +30,17 @@ func newMCPCmd(fac *factory, runF func(context.Context, *mcpOptions) error) *cob
 		Use:   "mcp",
 		Short: "Serve the knowledge store to agents over MCP (stdio)",
 		Long: `Serve the knowledge store over the Model Context Protocol on standard input and
-output, for an agent that starts lore as an MCP server. Three tools:
+output, for an agent that starts lore as an MCP server. Five tools:
 
   search_knowledge  items that answer a question, best first
   boot_context      the notes worth knowing for a repository, agent and task
   record_knowledge  store one thing learned; a candidate unless its confidence is
                     0.7 or more (default 0.5), secrets redacted, text that reads
                     as an instruction to an agent refused
+  journal_similar   earlier attempts at a change like the one at hand, with the
+                    lessons of those that failed (lore journal similar)
+  journal_log       log an attempt and its outcome; a failure's lesson becomes a
+                    candidate pitfall (lore journal log)
 
 Standard output carries protocol messages only; problems go to standard error.
 Each input line is one message: a line that is not a JSON-RPC 2.0 message is

@@ -68,7 +68,7 @@ func TestMCPOverStdio(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, " "); got != "boot_context record_knowledge search_knowledge" {
+	if got := strings.Join(names, " "); got != "boot_context journal_log journal_similar record_knowledge search_knowledge" {
 		t.Errorf("tools %q", got)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "record_knowledge", Arguments: map[string]any{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -265,10 +266,54 @@ func writeMetrics(w io.Writer, m measure.Metrics) {
 		fmt.Fprintf(w, "knowledge         %d active, %s, median age %.0f days, not confirmed in 90 days: %s\n",
 			k.Active, plural(k.Candidates, "candidate"), k.MedianAgeDays, pct(k.StaleShare, k.Active))
 	}
+	writeJournal(w, m.Journal)
 	writeHoldout(w, m.Holdout)
 	writeSplits(w, "by agent", m.ByAgent)
 	writeSplits(w, "by repository", m.ByRepo)
 	writeReplay(w, m.WouldHaveKnown)
+}
+
+// writeJournal prints what the journal's attempts tell, when it has any.
+func writeJournal(w io.Writer, j measure.Journal) {
+	if j.Attempts == 0 {
+		return
+	}
+	ended := j.Succeeded + j.Failed + j.RolledBack
+	fmt.Fprintf(w, "journal           %s: %d succeeded, %d failed, %d rolled back, %d pending; %s\n",
+		plural(j.Attempts, "attempt"), j.Succeeded, j.Failed, j.RolledBack, j.Pending, nOf(j.Succeeded, ended, "ended attempts succeeded"))
+	var dated []measure.JournalWeek
+	for _, wk := range j.Weeks {
+		if wk.Week != "unknown" {
+			dated = append(dated, wk)
+		}
+	}
+	if len(dated) > 0 {
+		n := 0
+		for _, wk := range dated {
+			n += wk.Attempts
+		}
+		first, last := dated[0], dated[len(dated)-1]
+		trend := ""
+		if len(dated) > 1 {
+			trend = fmt.Sprintf("; success %s (week of %s) → %s (week of %s)", pctOf(first.SuccessRate, first.Ended), first.Week,
+				pctOf(last.SuccessRate, last.Ended), last.Week)
+		}
+		fmt.Fprintf(w, "  per week        %.1f on average over %s with attempts%s\n",
+			float64(n)/float64(len(dated)), plural(len(dated), "week"), trend)
+	}
+	for _, g := range []struct {
+		name string
+		fs   []measure.Failing
+	}{{"areas", j.Areas}, {"files", j.Files}} {
+		if len(g.fs) == 0 {
+			continue
+		}
+		var parts []string
+		for _, f := range g.fs[:min(len(g.fs), 5)] {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d)", oneLine(f.Name, 60), f.Failures, f.Attempts))
+		}
+		fmt.Fprintf(w, "  failing %-7s %s\n", g.name, strings.Join(parts, ", "))
+	}
 }
 
 // writeHoldout prints the two arms of the holdout, when sessions were

@@ -204,7 +204,7 @@ func storeState(ctx context.Context, so *storeOptions, env transcript.Env, path 
 	}
 	sessions := map[string]bool{}
 	err = st.Harvests(ctx, func(h lore.Harvest) error {
-		if h.Extractor == lore.Forgotten {
+		if h.Extractor == lore.Forgotten || h.Extractor == lore.JournalImported {
 			return nil
 		}
 		sessions[h.Session] = true

@@ -275,6 +275,21 @@ func testJournalReplace(t *testing.T, j lore.Journal) {
 	if hits := similar(t, j, lore.AttemptQuery{Text: "clock"}); len(hits) != 1 {
 		t.Errorf("the replaced attempt's text is not searched: %d hits", len(hits))
 	}
+	// A reflection given later stays when the attempt is logged again
+	// without one (an import reading the grown transcript); a new one
+	// replaces it.
+	if _, err := j.Reflect(context.Background(), first.ID, "freeze the clock in tests"); err != nil {
+		t.Fatal(err)
+	}
+	again := a
+	again.Analysis = ""
+	if got := logged(t, j, again)[0]; got.Reflection != "freeze the clock in tests" || got.Analysis != a.Analysis {
+		t.Errorf("logged again without them: reflection %q, analysis %q; want the stored ones", got.Reflection, got.Analysis)
+	}
+	again.Reflection = "inject the clock"
+	if got := logged(t, j, again)[0]; got.Reflection != "inject the clock" {
+		t.Errorf("logged again with a reflection: %q", got.Reflection)
+	}
 	// Another session's, or one of no session at another time, is another
 	// attempt.
 	a.Session = "s2"
