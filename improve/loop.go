@@ -327,13 +327,13 @@ func (c *Config) round(ctx context.Context, st *State, running *Running) (bool, 
 		os.RemoveAll(dir)
 		return false, nil
 	}
-	var diff string
+	var diff, benchTail string
 	finish := func() (bool, error) {
 		rec.Reason = oneLine(rec.Reason)
 		c.logf("round %d: %s: %s", rec.Round, rec.Outcome, rec.Reason)
 		c.journal(ctx, st, &rec, as, diff, explain)
 		st.History = append(st.History, rec)
-		return c.afterRound(ctx, st, area, rec, explain)
+		return c.afterRound(ctx, st, area, rec, explain, benchTail)
 	}
 	if moved := c.branchMoved(ctx, st, base); moved != "" {
 		rec.Outcome, rec.Reason = Tampered, moved
@@ -367,6 +367,7 @@ func (c *Config) round(ctx context.Context, st *State, running *Running) (bool, 
 		return finish()
 	}
 	after, err := c.measure(ctx, st, commit, st.Round)
+	benchTail = c.benchOutput(st.Round, commit)
 	if ctx.Err() != nil {
 		st.Round--
 		as.Attempts--
@@ -493,6 +494,19 @@ func (c *Config) measure(ctx context.Context, st *State, commit string, round in
 	return p, nil
 }
 
+// benchOutput is the end of what the bench printed on commit in round:
+// its errors, then its points.
+func (c *Config) benchOutput(round int, commit string) string {
+	base := filepath.Join(c.roundDir(round), "bench-"+short(commit))
+	var parts []string
+	for _, f := range []string{base + ".log", base + ".out"} {
+		if t := tail(f, 1000); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
 // env is the environment of every command the loop runs: lore's own,
 // with the run's mark and extra.
 func (c *Config) env(extra []string) []string {
@@ -575,7 +589,7 @@ func (c *Config) branchMoved(ctx context.Context, st *State, base string) string
 // afterRound moves the area's tries and approaches on; after every
 // approach failed, it writes the escalation report and gives up on the
 // area, or ends the run with StopWhenStuck.
-func (c *Config) afterRound(ctx context.Context, st *State, area string, rec Record, explain string) (bool, error) {
+func (c *Config) afterRound(ctx context.Context, st *State, area string, rec Record, explain, benchTail string) (bool, error) {
 	as := st.areaState(area)
 	switch rec.Outcome {
 	case Kept:
@@ -585,7 +599,7 @@ func (c *Config) afterRound(ctx context.Context, st *State, area string, rec Rec
 		return true, nil
 	}
 	as.Failures++
-	as.LastFailure = failureNote(rec, explain)
+	as.LastFailure = failureNote(rec, explain, benchTail)
 	if len(as.Approaches) < as.Approach {
 		as.Approaches = append(as.Approaches, approachName(explain, as.Approach))
 	}
@@ -611,11 +625,14 @@ func (c *Config) afterRound(ctx context.Context, st *State, area string, rec Rec
 }
 
 // failureNote is what the next prompt says about a failed try.
-func failureNote(rec Record, explain string) string {
+func failureNote(rec Record, explain, benchTail string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d (approach %d, try %d): %s — %s.", rec.Round, rec.Approach, rec.Try, rec.Outcome, rec.Reason)
 	if len(rec.Files) > 0 {
 		fmt.Fprintf(&b, " Files: %s.", strings.Join(rec.Files, ", "))
+	}
+	if benchTail != "" {
+		fmt.Fprintf(&b, "\nThe bench printed:\n%s", benchTail)
 	}
 	if e := strings.TrimSpace(explain); e != "" {
 		fmt.Fprintf(&b, "\nThe agent said:\n%s", cut(e, 1500))

@@ -292,7 +292,7 @@ echo "prompt had: $(grep -c 'trade beta for alpha' "$LORE_IMPROVE_PROMPT") menti
 	// (a new approach) named the approach tried.
 	p2, _ := os.ReadFile(filepath.Join(filepathDir(t, repo), "rounds", "2", "prompt.md"))
 	p3, _ := os.ReadFile(filepath.Join(filepathDir(t, repo), "rounds", "3", "prompt.md"))
-	if !bytes.Contains(p2, []byte("beta fell 3→0")) || !bytes.Contains(p2, []byte("Approach 1 of 2, try 2 of 2")) {
+	if !bytes.Contains(p2, []byte("beta fell 3→0")) || !bytes.Contains(p2, []byte("The bench printed:\nalpha: 2/5\nbeta: 0/5")) || !bytes.Contains(p2, []byte("Approach 1 of 2, try 2 of 2")) {
 		t.Errorf("prompt 2:\n%s", p2)
 	}
 	if !bytes.Contains(p3, []byte("take a different one:\n\n1. trade beta for alpha")) || !bytes.Contains(p3, []byte("Approach 2 of 2, try 1 of 2")) {

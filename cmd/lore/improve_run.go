@@ -35,13 +35,15 @@ func newImproveRunCmd(fac *factory, runF func(context.Context, *improveRunOption
 		Long: `Run rounds of the loop. Each round, in a fresh git worktree of the best commit
 (the tip of --branch, created at HEAD when missing):
 
-  1. the bench command runs (once per commit) and prints points per area: lines
-     NAME: P/MAX, with an optional TOTAL: P/MAX that must be their sum, or JSON
-     {"areas":{"NAME":{"points":P,"max":M}}}; anything else is an error naming the line;
+  1. the bench command runs (by /bin/sh, at the worktree's root, once per
+     commit) and prints points per area: lines NAME: P/MAX, with an optional
+     TOTAL: P/MAX that must be their sum, or JSON
+     {"areas":{"NAME":{"points":P,"max":M}}}; anything else is an error naming
+     the line;
   2. the weakest area is picked: the largest gap to its maximum (ties: the fewest
      attempts);
-  3. the agent command runs in the worktree, the prompt on its standard input (the
-     area, its points, the benchmark's source for it with --bench-source, the similar
+  3. the agent command runs at the worktree's root, the prompt on its standard
+     input (the area, its points, the benchmark's source for it with --bench-source, the similar
      past attempts and their lessons from the journal, lore's notes for the
      repository, what failed before) and these variables: LORE_IMPROVE_AREA, _POINTS,
      _MAX, _ROUND, _APPROACH, _TRY, _PROMPT (the prompt's file), _WORKTREE;
