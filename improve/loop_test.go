@@ -209,6 +209,36 @@ func TestRunOutcomes(t *testing.T) {
 	}
 }
 
+// TestRunKillsLeftovers: an agent that leaves children behind, one that
+// ignores SIGTERM and one in a session of its own, has its change judged
+// (kept here) and no child of it outlives the round.
+func TestRunKillsLeftovers(t *testing.T) {
+	linuxOnly(t)
+	repo := testRepo(t)
+	pids := filepath.Join(t.TempDir(), "pids")
+	c := config(t, repo, agent(t, "leaves", fmt.Sprintf(`sh -c 'trap "" TERM; echo $$ >> %[1]s; sleep 600' &
+setsid sh -c 'trap "" TERM; echo $$ >> %[1]s; sleep 600' &
+while [ "$(wc -l < %[1]s 2>/dev/null)" != 2 ]; do sleep 0.05; done
+`+improves, pids)))
+	if err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if r := last(state(t, repo)); r.Outcome != Kept {
+		t.Errorf("%s: %s", r.Outcome, r.Reason)
+	}
+	b, _ := os.ReadFile(pids)
+	if len(strings.Fields(string(b))) != 2 {
+		t.Fatalf("pids %q", b)
+	}
+	for _, f := range strings.Fields(string(b)) {
+		pid, _ := strconv.Atoi(f)
+		if processAlive(pid) {
+			t.Errorf("the agent's child %d outlived the round", pid)
+			killProcesses([]int{pid}, 0)
+		}
+	}
+}
+
 // TestRunHeldApprove: a held change is not on the branch until approved,
 // and approving it after the branch moved re-judges it on the new tip.
 func TestRunHeldApprove(t *testing.T) {
@@ -433,6 +463,14 @@ esac`
 	noWorktrees(t, repo)
 }
 
+// linuxOnly skips tests of descendants that leave their process group,
+// which lore finds by their environment where /proc shows it.
+func linuxOnly(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("descendants outside the process group are found on Linux only")
+	}
+}
+
 func filepathDir(t *testing.T, repo string) string {
 	sd, err := Dir(context.Background(), repo)
 	if err != nil {
@@ -453,6 +491,7 @@ func TestStopLeavesNothing(t *testing.T) {
 // testStop: with deaf, the loop process ignores SIGTERM, so stop has to
 // kill it and clean up after it.
 func testStop(t *testing.T, deaf bool) {
+	linuxOnly(t)
 	repo := testRepo(t)
 	pids := filepath.Join(t.TempDir(), "pids")
 	script := fmt.Sprintf(`echo ok >> src/alpha.txt
