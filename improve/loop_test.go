@@ -493,39 +493,7 @@ func TestStopLeavesNothing(t *testing.T) {
 func testStop(t *testing.T, deaf bool) {
 	linuxOnly(t)
 	repo := testRepo(t)
-	pids := filepath.Join(t.TempDir(), "pids")
-	script := fmt.Sprintf(`echo ok >> src/alpha.txt
-sh -c 'trap "" TERM; echo $$ >> %[1]s; sleep 600' &
-setsid sh -c 'trap "" TERM; echo $$ >> %[1]s; sleep 600' &
-trap "" TERM
-echo $$ >> %[1]s
-sleep 600
-`, pids)
-	ag := agent(t, "stubborn", script)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMain$")
-	cmd.Env = append(os.Environ(), "LORE_IMPROVE_TEST_LOOP="+repo+"|"+ag)
-	if deaf {
-		cmd.Env = append(cmd.Env, "LORE_IMPROVE_TEST_DEAF=1")
-	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	loopDone := make(chan error, 1)
-	go func() { loopDone <- cmd.Wait() }()
-	var got []int
-	for deadline := time.Now().Add(30 * time.Second); len(got) < 3; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent did not start its children; loop output:\n%s", out.String())
-		}
-		got = got[:0]
-		b, _ := os.ReadFile(pids)
-		for _, f := range strings.Fields(string(b)) {
-			n, _ := strconv.Atoi(f)
-			got = append(got, n)
-		}
-	}
+	cmd, loopDone, got := startLoop(t, repo, deaf)
 	sd := filepathDir(t, repo)
 	r := LoadRunning(sd)
 	if r == nil || r.Worktree == "" {
@@ -568,6 +536,85 @@ sleep 600
 		t.Errorf("status says running after stop")
 	}
 	t.Logf("stopped in %s (killed: %v)", took, rep.Killed)
+}
+
+// startLoop runs a forever loop on repo in another process, with an
+// agent that starts two children (one in a session of its own), all
+// ignoring SIGTERM, and waits until the three are up; deaf makes the loop
+// ignore SIGTERM too. It returns the loop's command, the end of its
+// wait, and the agent's processes.
+func startLoop(t *testing.T, repo string, deaf bool) (*exec.Cmd, chan error, []int) {
+	t.Helper()
+	pids := filepath.Join(t.TempDir(), "pids")
+	script := fmt.Sprintf(`echo ok >> src/alpha.txt
+sh -c 'trap "" TERM; echo $$ >> %[1]s; sleep 600' &
+setsid sh -c 'trap "" TERM; echo $$ >> %[1]s; sleep 600' &
+trap "" TERM
+echo $$ >> %[1]s
+sleep 600
+`, pids)
+	ag := agent(t, "stubborn", script)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMain$")
+	cmd.Env = append(os.Environ(), "LORE_IMPROVE_TEST_LOOP="+repo+"|"+ag)
+	if deaf {
+		cmd.Env = append(cmd.Env, "LORE_IMPROVE_TEST_DEAF=1")
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	loopDone := make(chan error, 1)
+	go func() { loopDone <- cmd.Wait() }()
+	var got []int
+	for deadline := time.Now().Add(30 * time.Second); len(got) < 3; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the agent did not start its children; loop output:\n%s", out.String())
+		}
+		got = got[:0]
+		b, _ := os.ReadFile(pids)
+		for _, f := range strings.Fields(string(b)) {
+			n, _ := strconv.Atoi(f)
+			got = append(got, n)
+		}
+	}
+	return cmd, loopDone, got
+}
+
+// TestRunAfterCrash: lore itself killed mid-round (SIGKILL: no clean-up)
+// leaves the agent's processes and the round's worktree; the next run
+// kills the one, removes the other, and resumes.
+func TestRunAfterCrash(t *testing.T) {
+	linuxOnly(t)
+	repo := testRepo(t)
+	cmd, loopDone, orphans := startLoop(t, repo, false)
+	wt := LoadRunning(filepathDir(t, repo)).Worktree
+	cmd.Process.Kill()
+	<-loopDone
+	for _, pid := range orphans {
+		if !processAlive(pid) {
+			t.Fatalf("process %d died with the loop: nothing to clean up", pid)
+		}
+	}
+	c := config(t, repo, agent(t, "improves", improves))
+	if err := Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range orphans {
+		if processAlive(pid) {
+			t.Errorf("process %d of the crashed run survived the next", pid)
+			killProcesses([]int{pid}, 0)
+		}
+	}
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Errorf("the crashed round's worktree %s is still there", wt)
+	}
+	noWorktrees(t, repo)
+	st := state(t, repo)
+	if r := last(st); r.Outcome != Kept || r.Round != 2 || len(st.History) != 1 {
+		t.Errorf("after the crash: %d records, last round %d %s", len(st.History), r.Round, r.Outcome)
+	}
 }
 
 // TestMain runs the loop when TestStopLeavesNothing starts this binary
