@@ -197,7 +197,7 @@ func Approve(ctx context.Context, dir string, n int, benchTimeout time.Duration)
 		if commit, err = pick(ctx, root, sd, tip, p.Commit); err != nil {
 			return "", fmt.Errorf("pending change %d no longer applies to %s (the branch moved since): %w", n, st.Branch, err)
 		}
-		before, err := c.measure(ctx, st, tip, st.Round)
+		before, err := c.baseline(ctx, st, tip, st.Round)
 		if err != nil {
 			return "", fmt.Errorf("bench on %s: %w", short(tip), err)
 		}

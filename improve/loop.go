@@ -271,7 +271,7 @@ func (c *Config) round(ctx context.Context, st *State, running *Running) (bool, 
 		st.Best = tip
 	}
 	base := st.Best
-	before, err := c.measure(ctx, st, base, st.Round+1)
+	before, err := c.baseline(ctx, st, base, st.Round+1)
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, nil
@@ -447,13 +447,23 @@ func (c *Config) roundDir(round int) string {
 	return filepath.Join(c.stateDir, "rounds", strconv.Itoa(round))
 }
 
-// measure runs the bench on commit, in a fresh worktree with lore's
-// pristine copy of the benchmark laid over it; a commit measured before
-// is not measured again.
-func (c *Config) measure(ctx context.Context, st *State, commit string, round int) (Points, error) {
+// baseline is the points of commit, measured once: the best commits'
+// are kept in the state (a change measured and rolled back never comes
+// back, so its points are not).
+func (c *Config) baseline(ctx context.Context, st *State, commit string, round int) (Points, error) {
 	if p, ok := st.Baselines[commit]; ok {
 		return p, nil
 	}
+	p, err := c.measure(ctx, st, commit, round)
+	if err == nil {
+		st.Baselines[commit] = p
+	}
+	return p, err
+}
+
+// measure runs the bench on commit, in a fresh worktree with lore's
+// pristine copy of the benchmark laid over it.
+func (c *Config) measure(ctx context.Context, st *State, commit string, round int) (Points, error) {
 	wt := filepath.Join(c.stateDir, "worktrees", "bench-"+short(commit))
 	if err := addWorktree(ctx, c.root, wt, commit); err != nil {
 		return nil, err
@@ -486,12 +496,7 @@ func (c *Config) measure(ctx context.Context, st *State, commit string, round in
 	if err != nil {
 		return nil, err
 	}
-	p, err := ParsePoints(out)
-	if err != nil {
-		return nil, err
-	}
-	st.Baselines[commit] = p
-	return p, nil
+	return ParsePoints(out)
 }
 
 // benchOutput is the end of what the bench printed on commit in round:
@@ -658,11 +663,6 @@ func (c *Config) hold(ctx context.Context, st *State, area, base, commit string,
 	for _, p := range st.Pending {
 		n = max(n, p.N+1)
 	}
-	for _, r := range st.History {
-		if r.Outcome == Held {
-			n = max(n, heldN(r.Reason)+1)
-		}
-	}
 	if _, err := git(ctx, c.root, "update-ref", pendingRef(n), commit); err != nil {
 		return Pending{}, err
 	}
@@ -674,15 +674,6 @@ func (c *Config) hold(ctx context.Context, st *State, area, base, commit string,
 	p := Pending{N: n, Round: st.Round, At: time.Now().UTC(), Area: area, Base: base, Commit: commit, Files: files, Protected: protected, Before: before, After: after, Patch: patch}
 	st.Pending = append(st.Pending, p)
 	return p, nil
-}
-
-func heldN(reason string) int {
-	_, after, ok := strings.Cut(reason, "pending change ")
-	if !ok {
-		return 0
-	}
-	n, _ := strconv.Atoi(strings.Fields(after + " x")[0])
-	return n
 }
 
 func pendingRef(n int) string { return "refs/lore-improve/pending/" + strconv.Itoa(n) }
