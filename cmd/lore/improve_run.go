@@ -39,7 +39,9 @@ func newImproveRunCmd(fac *factory, runF func(context.Context, *improveRunOption
      commit) and prints points per area: lines NAME: P/MAX, with an optional
      TOTAL: P/MAX that must be their sum, or JSON
      {"areas":{"NAME":{"points":P,"max":M}}}; anything else is an error naming
-     the line;
+     the line, and a bench that exits non-zero or times out has failed (on the
+     best commit it ends the run, or is tried again a minute later with
+     --forever; on a change it counts as no improvement);
   2. the weakest area is picked: the largest gap to its maximum (ties: the fewest
      attempts);
   3. the agent command runs at the worktree's root, the prompt on its standard
@@ -162,9 +164,10 @@ func improveRunRun(ctx context.Context, opts *improveRunOptions) error {
 	}
 	start := time.Now()
 	err := improve.Run(ctx, c)
-	s, _, serr := improve.ReadStatus(context.WithoutCancel(ctx), c.Repo)
-	if serr == nil {
-		printRunSummary(opts.IO.Out, s, time.Since(start))
+	if err == nil || errors.Is(err, improve.ErrStuck) {
+		if s, _, serr := improve.ReadStatus(context.WithoutCancel(ctx), c.Repo); serr == nil {
+			printRunSummary(opts.IO.Out, s, time.Since(start))
+		}
 	}
 	if errors.Is(err, improve.ErrStuck) {
 		return err
