@@ -46,6 +46,7 @@ func testRepo(t *testing.T) string {
 	write(t, dir, "src/alpha.txt", "ok\n")
 	write(t, dir, "src/beta.txt", "ok\nok\nok\n")
 	write(t, dir, "README", "a tiny project\n")
+	write(t, dir, "bench/data/cases.txt", "hard\n")
 	testRepoIn(t, dir)
 	return dir
 }
@@ -163,6 +164,12 @@ func TestRunOutcomes(t *testing.T) {
 		{name: "improves", script: improves, outcome: Kept, reason: "total rose 4→5", alpha: 2},
 		{name: "worsens", script: worsens, outcome: RolledBack, reason: "beta fell 3→0", alpha: 1},
 		{name: "tampers", script: tampers, outcome: Tampered, reason: "bench/score.sh", alpha: 1},
+		{name: "bench data", script: `echo ok >> src/alpha.txt; echo easy > bench/data/cases.txt`, setup: func(c *Config) { c.BenchFiles = []string{"bench/data/"} },
+			outcome: Tampered, reason: "bench/data/cases.txt", alpha: 1},
+		{name: "lore state", script: `echo ok >> src/alpha.txt; mkdir .lore; echo x > .lore/notes`, outcome: Tampered, reason: ".lore/notes", alpha: 1},
+		{name: "json bench", script: improves, setup: func(c *Config) {
+			c.Bench = `printf '{"areas":{"alpha":{"points":%d,"max":5},"beta":{"points":3,"max":5}}}' "$(grep -c ok src/alpha.txt)"`
+		}, outcome: Kept, reason: "total rose 4→5", alpha: 2},
 		{name: "protected", script: improves, setup: func(c *Config) { c.Approve = nil }, outcome: Held, reason: "protected src/alpha.txt", alpha: 1},
 		{name: "protect glob", script: improves, setup: func(c *Config) { c.Approve = []string{"**"}; c.Protect = []string{"src/alpha.txt"} }, outcome: Held, alpha: 1},
 		{name: "approve all", script: improves, setup: func(c *Config) { c.Approve = []string{"**"} }, outcome: Kept, alpha: 2},
