@@ -28,6 +28,9 @@ type FixGuard struct {
 	Files []string    `json:"files"` // every file it changed, sorted
 	Lines []GuardLine `json:"lines"` // the lines that carry the fix
 	Tests []GuardTest `json:"tests"` // the tests it added or changed
+	// Removed are the lines the fix took out of code files: a later fix
+	// that takes out an earlier fix's line supersedes it there.
+	Removed []GuardLine `json:"removed,omitempty"`
 	// Broad is set for a commit that changed too much to guard line by
 	// line (its tests are still guarded).
 	Broad bool `json:"broad,omitempty"`

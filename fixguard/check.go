@@ -1,0 +1,336 @@
+package fixguard
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/lorehq/lore"
+)
+
+// maxFileBytes is the largest file Check reads; a bigger one is data.
+const maxFileBytes = 4 << 20
+
+// Target is the tree Check reads: a commit (Rev, "" for HEAD), what is
+// staged, or the work tree (tracked and untracked files not ignored).
+type Target struct {
+	Rev      string
+	Staged   bool
+	Worktree bool
+}
+
+// Alarm is a fix a tree has undone.
+type Alarm struct {
+	Guard lore.FixGuard `json:"guard"`
+	// Missing are the fix's lines found nowhere in the tree; Kept counts
+	// the others.
+	Missing []lore.GuardLine `json:"missing"`
+	Kept    int              `json:"kept"`
+	// DeletedTests and SkippedTests are tests the fix added that the tree
+	// no longer defines, or skips.
+	DeletedTests []lore.GuardTest `json:"deleted_tests"`
+	SkippedTests []lore.GuardTest `json:"skipped_tests"`
+}
+
+// CheckResult is what Check found.
+type CheckResult struct {
+	Commit string `json:"commit"` // the commit checked, or HEAD under the staged or work tree
+	Tree   string `json:"tree"`   // "commit", "staged" or "worktree"
+	// Guards counts the guards of fixes in the commit's history; Overridden
+	// those a later commit let go (Reverts, Supersedes, Guard-Override).
+	Guards     int      `json:"guards"`
+	Overridden []string `json:"overridden"`
+	Alarms     []Alarm  `json:"alarms"`
+}
+
+// Check finds the guarded fixes the target tree has undone: a fix in the
+// commit's history whose lines are, for the most part, gone from every
+// file of the tree (a line found in any file, however indented, is kept:
+// code moved or renamed is not undone), or a test the fix added that no
+// test file defines or that is now skipped. A fix a later commit lets go
+// (a line "Reverts SHA" or "Supersedes SHA", a trailer "Guard-Override:
+// SHA reason"), and a line a later fix took out, raise nothing.
+func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*CheckResult, error) {
+	rev := t.Rev
+	if rev == "" {
+		rev = "HEAD"
+	}
+	commit, err := r.Resolve(ctx, rev)
+	if err != nil {
+		if t.Rev == "" {
+			return nil, fmt.Errorf("the repository has no commits yet")
+		}
+		return nil, err
+	}
+	res := &CheckResult{Commit: commit, Tree: "commit"}
+	switch {
+	case t.Staged:
+		res.Tree = "staged"
+	case t.Worktree:
+		res.Tree = "worktree"
+		if r.Root == "" {
+			return nil, fmt.Errorf("a bare repository has no work tree to check")
+		}
+	}
+	history, lets, err := historyOf(ctx, r, commit)
+	if err != nil {
+		return nil, err
+	}
+	var live []lore.FixGuard
+	for _, g := range guards {
+		if !history[g.Commit] {
+			continue
+		}
+		if letGo(lets, g.Commit) {
+			res.Overridden = append(res.Overridden, g.Commit)
+			continue
+		}
+		live = append(live, g)
+	}
+	res.Guards = len(live) + len(res.Overridden)
+	if len(live) == 0 {
+		return res, nil
+	}
+	need := map[string]bool{}
+	tests := map[string]*testState{}
+	exts := map[string]bool{}
+	for _, g := range live {
+		if !g.Broad {
+			for _, l := range g.Lines {
+				need[norm(l.Text)] = false
+				exts[extOf(l.File)] = true
+			}
+		}
+		for _, tt := range g.Tests {
+			if tt.Added {
+				tests[tt.Name] = &testState{}
+				exts[extOf(tt.File)] = true
+			}
+		}
+	}
+	read := func(p string, content []byte) {
+		if bytes.IndexByte(content[:min(len(content), 8000)], 0) >= 0 {
+			return // binary
+		}
+		lines := strings.Split(string(content), "\n")
+		for _, l := range lines {
+			n := norm(l)
+			if _, ok := need[n]; ok {
+				need[n] = true
+			}
+		}
+		if isTest(p) && len(tests) > 0 {
+			for _, s := range testsIn(lines) {
+				if st := tests[s.name]; st != nil {
+					st.defined = true
+					st.unskipped = st.unskipped || !s.skipped
+				}
+			}
+		}
+	}
+	want := func(p string) bool { return exts[extOf(p)] }
+	switch {
+	case t.Worktree:
+		err = readWorktree(ctx, r, want, read)
+	case t.Staged:
+		err = readIndex(ctx, r, want, read)
+	default:
+		err = readCommit(ctx, r, commit, want, read)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A line a later fix took out is that fix's to guard.
+	takenOut := map[string]int{} // norm → index of the last fix that took it out
+	for i, g := range live {
+		for _, l := range g.Removed {
+			takenOut[norm(l.Text)] = i
+		}
+	}
+	for i, g := range live {
+		a := Alarm{Guard: g}
+		if !g.Broad {
+			for _, l := range g.Lines {
+				n := norm(l.Text)
+				if need[n] {
+					a.Kept++
+				} else if j, ok := takenOut[n]; !ok || j <= i {
+					a.Missing = append(a.Missing, l)
+				}
+			}
+		}
+		undone := len(a.Missing) > 0 && len(a.Missing)*2 >= len(g.Lines)
+		for _, tt := range g.Tests {
+			if !tt.Added {
+				continue
+			}
+			st := tests[tt.Name]
+			switch {
+			case !st.defined:
+				a.DeletedTests = append(a.DeletedTests, tt)
+			case !st.unskipped && !tt.Skips:
+				a.SkippedTests = append(a.SkippedTests, tt)
+			}
+		}
+		if undone || len(a.DeletedTests) > 0 || len(a.SkippedTests) > 0 {
+			if !undone {
+				a.Missing = nil
+			}
+			res.Alarms = append(res.Alarms, a)
+		}
+	}
+	return res, nil
+}
+
+type testState struct{ defined, unskipped bool }
+
+func extOf(p string) string {
+	if e := path.Ext(p); e != "" {
+		return strings.ToLower(e)
+	}
+	return path.Base(p)
+}
+
+// historyOf returns the commits of commit's history and the commits (or
+// their starts) that its messages let go, each with the commit that did.
+func historyOf(ctx context.Context, r *Repo, commit string) (map[string]bool, map[string]string, error) {
+	history := map[string]bool{}
+	lets := map[string]string{}
+	err := gitStream(ctx, r.Dir, nil, func(br *bufio.Reader) error {
+		for {
+			rec, err := br.ReadBytes(0x1e)
+			if sha, msg, ok := bytes.Cut(bytes.TrimLeft(bytes.TrimSuffix(rec, []byte{0x1e}), "\n"), []byte{0}); ok {
+				history[string(sha)] = true
+				if bytes.Contains(msg, []byte("Reverts")) || bytes.Contains(msg, []byte("Supersedes")) || bytes.Contains(msg, []byte("Guard-Override")) {
+					for _, o := range overrides(string(msg)) {
+						lets[o] = string(sha)
+					}
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}, "log", "--format=%H%x00%B%x1e", commit, "--")
+	return history, lets, err
+}
+
+// letGo reports whether a later commit let the fix go.
+func letGo(lets map[string]string, commit string) bool {
+	for o := range lets {
+		if strings.HasPrefix(commit, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// readCommit hands read every file of the commit's tree that want takes.
+func readCommit(ctx context.Context, r *Repo, commit string, want func(string) bool, read func(string, []byte)) error {
+	out, err := gitOut(ctx, r.Dir, "ls-tree", "-r", "-z", "-l", commit)
+	if err != nil {
+		return err
+	}
+	var objs, paths []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		meta, p, ok := strings.Cut(e, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) < 4 || f[1] != "blob" || !want(p) {
+			continue
+		}
+		if n, err := strconv.Atoi(f[3]); err != nil || n > maxFileBytes {
+			continue
+		}
+		objs, paths = append(objs, f[2]), append(paths, p)
+	}
+	return catFiles(ctx, r, objs, paths, read)
+}
+
+// readIndex hands read every staged file that want takes.
+func readIndex(ctx context.Context, r *Repo, want func(string) bool, read func(string, []byte)) error {
+	out, err := gitOut(ctx, r.Dir, "ls-files", "-s", "-z")
+	if err != nil {
+		return err
+	}
+	var objs, paths []string
+	for _, e := range strings.Split(string(out), "\x00") {
+		meta, p, ok := strings.Cut(e, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) < 3 || f[2] != "0" || !want(p) || strings.HasPrefix(f[0], "16") {
+			continue
+		}
+		objs, paths = append(objs, f[1]), append(paths, p)
+	}
+	return catFiles(ctx, r, objs, paths, read)
+}
+
+// catFiles reads blobs through one git cat-file --batch.
+func catFiles(ctx context.Context, r *Repo, objs, paths []string, read func(string, []byte)) error {
+	if len(objs) == 0 {
+		return nil
+	}
+	in := strings.NewReader(strings.Join(objs, "\n") + "\n")
+	return gitStream(ctx, r.Dir, in, func(br *bufio.Reader) error {
+		for i := range objs {
+			header, err := br.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("git cat-file: %w", err)
+			}
+			f := strings.Fields(header)
+			if len(f) < 3 {
+				continue // missing
+			}
+			n, err := strconv.Atoi(f[2])
+			if err != nil {
+				return fmt.Errorf("git cat-file: %q", header)
+			}
+			if n > maxFileBytes {
+				if _, err := br.Discard(n + 1); err != nil {
+					return err
+				}
+				continue
+			}
+			buf := make([]byte, n+1)
+			if _, err := io.ReadFull(br, buf); err != nil {
+				return fmt.Errorf("git cat-file: %w", err)
+			}
+			read(paths[i], buf[:n])
+		}
+		return nil
+	}, "cat-file", "--batch")
+}
+
+// readWorktree hands read every file of the work tree that want takes:
+// tracked ones and untracked ones git does not ignore.
+func readWorktree(ctx context.Context, r *Repo, want func(string) bool, read func(string, []byte)) error {
+	out, err := gitOut(ctx, r.Root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return err
+	}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == "" || !want(p) {
+			continue
+		}
+		full := filepath.Join(r.Root, filepath.FromSlash(p))
+		fi, err := os.Lstat(full)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxFileBytes {
+			continue // deleted in the work tree, a link, or data
+		}
+		b, err := os.ReadFile(full)
+		if err != nil {
+			continue
+		}
+		read(p, b)
+	}
+	return nil
+}

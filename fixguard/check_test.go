@@ -1,0 +1,234 @@
+package fixguard
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lorehq/lore"
+)
+
+const configBefore = `package config
+
+import "strings"
+
+// Parse reads key=value lines.
+func Parse(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		key, value, _ := strings.Cut(line, "=")
+		out[key] = value
+	}
+	return out, nil
+}
+`
+
+const configFixed = `package config
+
+import (
+	"errors"
+	"strings"
+)
+
+var errEmptyKey = errors.New("config: empty key")
+
+// Parse reads key=value lines.
+func Parse(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		key, value, _ := strings.Cut(line, "=")
+		if strings.TrimSpace(key) == "" {
+			return nil, errEmptyKey
+		}
+		out[key] = value
+	}
+	return out, nil
+}
+`
+
+const configTest = `package config
+
+import "testing"
+
+func TestParse(t *testing.T) {
+	if _, err := Parse("a=b"); err != nil {
+		t.Fatal(err)
+	}
+}
+`
+
+const configTestFixed = configTest + `
+func TestEmptyKey(t *testing.T) {
+	if _, err := Parse("=b"); err == nil {
+		t.Fatal("an empty key was taken")
+	}
+}
+`
+
+// fixedRepo is a history with a fix: a parser, then "fix: crash on empty
+// key" with its test, then an unrelated commit.
+func fixedRepo(t *testing.T) (*testRepo, string) {
+	r := newTestRepo(t)
+	r.write("config/config.go", configBefore)
+	r.write("config/config_test.go", configTest)
+	r.write("README.md", "# config\n")
+	r.commit("add the config parser")
+	r.write("config/config.go", configFixed)
+	r.write("config/config_test.go", configTestFixed)
+	r.write("go.sum", "example.com/x v1.0.0 h1:abc=\n")
+	fix := r.commit("fix: crash on empty key\n\nFixes #12")
+	r.write("README.md", "# config\n\nParses key=value lines.\n")
+	r.commit("docs: say what it parses")
+	return r, fix
+}
+
+func scanned(t *testing.T, repo *Repo) []lore.FixGuard {
+	t.Helper()
+	res, err := Scan(context.Background(), repo, ScanOptions{Repo: "acme/config"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Guards
+}
+
+func TestScanFindsTheFix(t *testing.T) {
+	r, fix := fixedRepo(t)
+	gs := scanned(t, r.open())
+	if len(gs) != 1 {
+		t.Fatalf("guards = %+v, want one", gs)
+	}
+	g := gs[0]
+	if g.Commit != fix || g.Why != WhyConventional || g.Subject != "fix: crash on empty key" || g.Repo != "acme/config" {
+		t.Errorf("guard = %+v", g)
+	}
+	var texts []string
+	for _, l := range g.Lines {
+		texts = append(texts, l.Text)
+		if l.File != "config/config.go" {
+			t.Errorf("line of %s guarded: %q", l.File, l.Text)
+		}
+	}
+	want := []string{`var errEmptyKey = errors.New("config: empty key")`, `if strings.TrimSpace(key) == "" {`, `return nil, errEmptyKey`}
+	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
+		t.Errorf("guarded lines:\n%s\nwant (no import, no brace, no go.sum):\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
+	}
+	if len(g.Tests) != 1 || g.Tests[0].Name != "TestEmptyKey" || !g.Tests[0].Added || g.Tests[0].File != "config/config_test.go" {
+		t.Errorf("tests = %+v, want TestEmptyKey added", g.Tests)
+	}
+	if strings.Join(g.Files, ",") != "config/config.go,config/config_test.go,go.sum" {
+		t.Errorf("files = %v", g.Files)
+	}
+}
+
+func checked(t *testing.T, repo *Repo, gs []lore.FixGuard, tg Target) *CheckResult {
+	t.Helper()
+	res, err := Check(context.Background(), repo, gs, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestCheckUndone builds a history with a fix, undoes it in each way a
+// fix is lost, and moves it in ways that keep it.
+func TestCheckUndone(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(r *testRepo, fix string)
+		alarm  bool
+		// deleted and skipped are whether the alarm names the test as
+		// deleted or skipped; missing, whether it names lines.
+		missing, deleted, skipped bool
+	}{
+		{"nothing", func(r *testRepo, fix string) {}, false, false, false, false},
+		{"revert", func(r *testRepo, fix string) { r.git("revert", "--no-edit", fix) }, true, true, true, false},
+		{"refactor drops the lines", func(r *testRepo, fix string) {
+			r.write("config/config.go", strings.Replace(configBefore, "out[key] = value", "out[strings.TrimSpace(key)] = value", 1))
+			r.commit("refactor: trim keys")
+		}, true, true, false, false},
+		{"test deleted", func(r *testRepo, fix string) {
+			r.write("config/config_test.go", configTest)
+			r.commit("tests: remove a slow test")
+		}, true, false, true, false},
+		{"test skipped", func(r *testRepo, fix string) {
+			r.write("config/config_test.go", strings.Replace(configTestFixed, `Parse("=b")`, "t.Skip(\"flaky\")\n\tif _, err := Parse(\"=b\")", 1))
+			r.commit("tests: skip a flaky test")
+		}, true, false, false, true},
+		{"renamed and re-indented", func(r *testRepo, fix string) {
+			r.git("mv", "config/config.go", "config/settings.go")
+			r.git("mv", "config/config_test.go", "config/settings_test.go")
+			moved := strings.ReplaceAll(configFixed, "\t\t", "\t\t\t")
+			r.write("config/settings.go", moved)
+			r.commit("rename config.go to settings.go")
+		}, false, false, false, false},
+		{"moved to another package", func(r *testRepo, fix string) {
+			r.git("mv", "config", "internal")
+			r.commit("move config under internal")
+		}, false, false, false, false},
+		{"refactor with an override", func(r *testRepo, fix string) {
+			r.write("config/config.go", configBefore)
+			r.commit("refactor: keys are checked by the caller now\n\nGuard-Override: " + fix[:10] + " the caller checks keys")
+		}, false, false, false, false},
+		{"Supersedes", func(r *testRepo, fix string) {
+			r.write("config/config.go", configBefore)
+			r.write("config/config_test.go", configTest)
+			r.commit("validate keys in the loader\n\nSupersedes " + fix)
+		}, false, false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, fix := fixedRepo(t)
+			repo := r.open()
+			gs := scanned(t, repo)
+			tt.change(r, fix)
+			res := checked(t, repo, gs, Target{})
+			if got := len(res.Alarms) > 0; got != tt.alarm {
+				t.Fatalf("alarms = %+v, want an alarm: %v", res.Alarms, tt.alarm)
+			}
+			if !tt.alarm {
+				return
+			}
+			a := res.Alarms[0]
+			if a.Guard.Commit != fix {
+				t.Errorf("alarm of %s, want the fix %s", a.Guard.Commit, fix)
+			}
+			if (len(a.Missing) > 0) != tt.missing || (len(a.DeletedTests) > 0) != tt.deleted || (len(a.SkippedTests) > 0) != tt.skipped {
+				t.Errorf("alarm: missing %v, deleted tests %v, skipped tests %v; want %v %v %v",
+					a.Missing, a.DeletedTests, a.SkippedTests, tt.missing, tt.deleted, tt.skipped)
+			}
+		})
+	}
+}
+
+// TestCheckStagedAndWorktree: an undoing not yet committed is seen in the
+// tree it is in, and not in the commit.
+func TestCheckStagedAndWorktree(t *testing.T) {
+	r, _ := fixedRepo(t)
+	repo := r.open()
+	gs := scanned(t, repo)
+	r.write("config/config.go", configBefore)
+	if res := checked(t, repo, gs, Target{Worktree: true}); len(res.Alarms) != 1 {
+		t.Errorf("work tree: %d alarms, want 1", len(res.Alarms))
+	}
+	if res := checked(t, repo, gs, Target{Staged: true}); len(res.Alarms) != 0 {
+		t.Errorf("staged before git add: %d alarms, want 0", len(res.Alarms))
+	}
+	r.git("add", "-A")
+	if res := checked(t, repo, gs, Target{Staged: true}); len(res.Alarms) != 1 {
+		t.Errorf("staged: %d alarms, want 1", len(res.Alarms))
+	}
+	if res := checked(t, repo, gs, Target{}); len(res.Alarms) != 0 {
+		t.Errorf("HEAD: %d alarms, want 0", len(res.Alarms))
+	}
+}
+
+// TestCheckBeforeTheFix: a commit from before the fix is not held to it.
+func TestCheckBeforeTheFix(t *testing.T) {
+	r, fix := fixedRepo(t)
+	repo := r.open()
+	gs := scanned(t, repo)
+	res := checked(t, repo, gs, Target{Rev: fix + "^"})
+	if res.Guards != 0 || len(res.Alarms) != 0 {
+		t.Errorf("before the fix: %d guards, %d alarms; want none", res.Guards, len(res.Alarms))
+	}
+}

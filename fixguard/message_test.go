@@ -1,0 +1,70 @@
+package fixguard
+
+import "testing"
+
+func TestFixWhy(t *testing.T) {
+	tests := []struct{ message, want string }{
+		{"fix: crash on empty key", WhyConventional},
+		{"fix(parser)!: reject empty keys", WhyConventional},
+		{"hotfix: nil map in loader", WhyHotfix},
+		{"Handle empty keys\n\nFixes #12", WhyIssue},
+		{"Handle empty keys (fixes acme/api#12)", WhyIssue},
+		{"Handle empty keys\n\nFixes: 1234abcd (\"add parser\")", WhyTrailer},
+		{"Avoid a regression in decoding arrays", WhyRegression},
+		{"Bug in key parsing when the line is blank", WhyBug},
+		{"Fix panic on nil pointer", WhyFixVerb},
+		{"parser: fix panic on nil pointer", WhyFixVerb},
+		{"[toml] Fixed decoding of dates", WhyFixVerb},
+		{"fix typo in README", ""},
+		{"docs: fix the example", ""},
+		{"Fix broken links", ""},
+		{"add a bug report template", ""},
+		{"Add the parser", ""},
+		{"prefix keys with the section", ""},
+		{"Merge pull request #3 from a/fix-crash", ""},
+		{`Revert "fix: crash on empty key"`, ""},
+		{"chore: bump version to 1.2.3", ""},
+	}
+	for _, tt := range tests {
+		if got := fixWhy(tt.message); got != tt.want {
+			t.Errorf("fixWhy(%q) = %q, want %q", tt.message, got, tt.want)
+		}
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	msg := "refactor\n\nReverts 1234567abc\nSupersedes: abcdef0\nGuard-Override: DEADBEEF01 the caller checks\nThis reverts commit 7777777777."
+	got := overrides(msg)
+	want := []string{"1234567abc", "abcdef0", "deadbeef01"}
+	if len(got) != len(want) {
+		t.Fatalf("overrides = %v, want %v (git's own revert line lets nothing go)", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("overrides[%d] = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestRevertsAsFixes(t *testing.T) {
+	r := newTestRepo(t)
+	r.write("a.go", "package a\n\nfunc A() int { return computeTheAnswer() }\n")
+	r.commit("add A")
+	r.write("a.go", "package a\n\nfunc A() int { return computeTheAnswerFaster() }\n")
+	broke := r.commit("speed up A")
+	r.git("revert", "--no-edit", broke)
+	r.git("commit", "-q", "--amend", "-m", "Revert \"speed up A\"\n\nThis reverts commit "+broke+".\n\nIt broke the build on arm64.")
+	plain := newTestRepo(t)
+	plain.write("a.go", "package a\n\nfunc A() int { return computeTheAnswer() }\n")
+	plain.commit("add A")
+	plain.write("a.go", "package a\n\nfunc A() int { return computeTheAnswerFaster() }\n")
+	c := plain.commit("speed up A")
+	plain.git("revert", "--no-edit", c)
+
+	if gs := scanned(t, r.open()); len(gs) != 1 || gs[0].Why != WhyRevert || len(gs[0].Lines) != 1 {
+		t.Errorf("a revert saying what broke: %+v, want one guard of the restored line", gs)
+	}
+	if gs := scanned(t, plain.open()); len(gs) != 0 {
+		t.Errorf("a revert giving no reason: %+v, want no guard", gs)
+	}
+}
