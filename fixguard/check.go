@@ -24,6 +24,13 @@ type Target struct {
 	Rev      string
 	Staged   bool
 	Worktree bool
+	// Base is the tree the change is measured from: a fix already undone
+	// there is not this change's doing. "" is the commit's first parent
+	// (HEAD for the staged or work tree); a root commit has none.
+	Base string
+	// All reports every guarded fix the tree has undone, whenever that
+	// happened (an audit), not only those the change undid.
+	All bool
 }
 
 // Alarm is a fix a tree has undone.
@@ -47,7 +54,12 @@ type CheckResult struct {
 	// those a later commit let go (Reverts, Supersedes, Guard-Override).
 	Guards     int      `json:"guards"`
 	Overridden []string `json:"overridden"`
-	Alarms     []Alarm  `json:"alarms"`
+	// Base is the commit the change was measured from; Stale counts the
+	// fixes already undone there, which raise no alarm (Target.All
+	// raises them).
+	Base   string  `json:"base,omitempty"`
+	Stale  int     `json:"stale"`
+	Alarms []Alarm `json:"alarms"`
 }
 
 // Check finds the guarded fixes the target tree has undone: a fix in the
@@ -98,21 +110,90 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 	if len(live) == 0 {
 		return res, nil
 	}
-	need := map[string]bool{}
-	tests := map[string]*testState{}
-	exts := map[string]bool{}
+	now, err := readState(ctx, r, live, t, commit)
+	if err != nil {
+		return nil, err
+	}
+	alarms := evaluate(live, now)
+	if t.All || len(alarms) == 0 {
+		res.Alarms = alarms
+		return res, nil
+	}
+	base := t.Base
+	if base == "" && (t.Staged || t.Worktree) {
+		base = commit
+	} else if base == "" {
+		if out, err := gitOut(ctx, r.Dir, "rev-parse", "--verify", "--quiet", commit+"^1"); err == nil {
+			base = strings.TrimSpace(string(out))
+		}
+	}
+	if base == "" {
+		res.Alarms = alarms // a root commit: every fix is its doing
+		return res, nil
+	}
+	if base, err = r.Resolve(ctx, base); err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	res.Base = base
+	baseHistory, _, err := historyOf(ctx, r, base)
+	if err != nil {
+		return nil, err
+	}
+	var before []lore.FixGuard
 	for _, g := range live {
+		if baseHistory[g.Commit] {
+			before = append(before, g)
+		}
+	}
+	stale := map[string]bool{}
+	if len(before) > 0 {
+		then, err := readState(ctx, r, before, Target{Rev: base}, base)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range evaluate(before, then) {
+			stale[a.Guard.Commit] = true
+		}
+	}
+	for _, a := range alarms {
+		if stale[a.Guard.Commit] {
+			res.Stale++
+		} else {
+			res.Alarms = append(res.Alarms, a)
+		}
+	}
+	return res, nil
+}
+
+// treeState is what a tree holds of the guards' lines and tests.
+type treeState struct {
+	lines map[string]bool // a guarded line, normalised → found in a file
+	tests map[string]*testState
+	// takenOut are the guarded lines a later fix took out: norm → the
+	// index of the last fix (in the guards' order) that did.
+	takenOut map[string]int
+}
+
+// readState reads the tree of t (commit's, the staged one or the work
+// tree) for the lines and tests of guards.
+func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, commit string) (*treeState, error) {
+	st := &treeState{lines: map[string]bool{}, tests: map[string]*testState{}, takenOut: map[string]int{}}
+	exts := map[string]bool{}
+	for i, g := range guards {
 		if !g.Broad {
 			for _, l := range g.Lines {
-				need[norm(l.Text)] = false
+				st.lines[norm(l.Text)] = false
 				exts[extOf(l.File)] = true
 			}
 		}
 		for _, tt := range g.Tests {
 			if tt.Added {
-				tests[tt.Name] = &testState{}
+				st.tests[tt.Name] = &testState{}
 				exts[extOf(tt.File)] = true
 			}
+		}
+		for _, l := range g.Removed {
+			st.takenOut[norm(l.Text)] = i
 		}
 	}
 	read := func(p string, content []byte) {
@@ -122,20 +203,21 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 		lines := strings.Split(string(content), "\n")
 		for _, l := range lines {
 			n := norm(l)
-			if _, ok := need[n]; ok {
-				need[n] = true
+			if _, ok := st.lines[n]; ok {
+				st.lines[n] = true
 			}
 		}
-		if isTest(p) && len(tests) > 0 {
+		if isTest(p) && len(st.tests) > 0 {
 			for _, s := range testsIn(lines) {
-				if st := tests[s.name]; st != nil {
-					st.defined = true
-					st.unskipped = st.unskipped || !s.skipped
+				if ts := st.tests[s.name]; ts != nil {
+					ts.defined = true
+					ts.unskipped = ts.unskipped || !s.skipped
 				}
 			}
 		}
 	}
 	want := func(p string) bool { return exts[extOf(p)] }
+	var err error
 	switch {
 	case t.Worktree:
 		err = readWorktree(ctx, r, want, read)
@@ -144,24 +226,20 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 	default:
 		err = readCommit(ctx, r, commit, want, read)
 	}
-	if err != nil {
-		return nil, err
-	}
-	// A line a later fix took out is that fix's to guard.
-	takenOut := map[string]int{} // norm → index of the last fix that took it out
-	for i, g := range live {
-		for _, l := range g.Removed {
-			takenOut[norm(l.Text)] = i
-		}
-	}
-	for i, g := range live {
+	return st, err
+}
+
+// evaluate returns the alarms of the guards a tree has undone.
+func evaluate(guards []lore.FixGuard, st *treeState) []Alarm {
+	var out []Alarm
+	for i, g := range guards {
 		a := Alarm{Guard: g}
 		if !g.Broad {
 			for _, l := range g.Lines {
 				n := norm(l.Text)
-				if need[n] {
+				if st.lines[n] {
 					a.Kept++
-				} else if j, ok := takenOut[n]; !ok || j <= i {
+				} else if j, ok := st.takenOut[n]; !ok || j <= i {
 					a.Missing = append(a.Missing, l)
 				}
 			}
@@ -171,11 +249,11 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 			if !tt.Added {
 				continue
 			}
-			st := tests[tt.Name]
+			ts := st.tests[tt.Name]
 			switch {
-			case !st.defined:
+			case !ts.defined:
 				a.DeletedTests = append(a.DeletedTests, tt)
-			case !st.unskipped && !tt.Skips:
+			case !ts.unskipped && !tt.Skips:
 				a.SkippedTests = append(a.SkippedTests, tt)
 			}
 		}
@@ -183,10 +261,10 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 			if !undone {
 				a.Missing = nil
 			}
-			res.Alarms = append(res.Alarms, a)
+			out = append(out, a)
 		}
 	}
-	return res, nil
+	return out
 }
 
 type testState struct{ defined, unskipped bool }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/gittest"
 )
 
 const configBefore = `package config
@@ -67,18 +68,18 @@ func TestEmptyKey(t *testing.T) {
 
 // fixedRepo is a history with a fix: a parser, then "fix: crash on empty
 // key" with its test, then an unrelated commit.
-func fixedRepo(t *testing.T) (*testRepo, string) {
-	r := newTestRepo(t)
-	r.write("config/config.go", configBefore)
-	r.write("config/config_test.go", configTest)
-	r.write("README.md", "# config\n")
-	r.commit("add the config parser")
-	r.write("config/config.go", configFixed)
-	r.write("config/config_test.go", configTestFixed)
-	r.write("go.sum", "example.com/x v1.0.0 h1:abc=\n")
-	fix := r.commit("fix: crash on empty key\n\nFixes #12")
-	r.write("README.md", "# config\n\nParses key=value lines.\n")
-	r.commit("docs: say what it parses")
+func fixedRepo(t *testing.T) (*gittest.Repo, string) {
+	r := gittest.New(t)
+	r.Write("config/config.go", configBefore)
+	r.Write("config/config_test.go", configTest)
+	r.Write("README.md", "# config\n")
+	r.Commit("add the config parser")
+	r.Write("config/config.go", configFixed)
+	r.Write("config/config_test.go", configTestFixed)
+	r.Write("go.sum", "example.com/x v1.0.0 h1:abc=\n")
+	fix := r.Commit("fix: crash on empty key\n\nFixes #12")
+	r.Write("README.md", "# config\n\nParses key=value lines.\n")
+	r.Commit("docs: say what it parses")
 	return r, fix
 }
 
@@ -93,7 +94,7 @@ func scanned(t *testing.T, repo *Repo) []lore.FixGuard {
 
 func TestScanFindsTheFix(t *testing.T) {
 	r, fix := fixedRepo(t)
-	gs := scanned(t, r.open())
+	gs := scanned(t, open(t, r))
 	if len(gs) != 1 {
 		t.Fatalf("guards = %+v, want one", gs)
 	}
@@ -134,51 +135,51 @@ func checked(t *testing.T, repo *Repo, gs []lore.FixGuard, tg Target) *CheckResu
 func TestCheckUndone(t *testing.T) {
 	tests := []struct {
 		name   string
-		change func(r *testRepo, fix string)
+		change func(r *gittest.Repo, fix string)
 		alarm  bool
 		// deleted and skipped are whether the alarm names the test as
 		// deleted or skipped; missing, whether it names lines.
 		missing, deleted, skipped bool
 	}{
-		{"nothing", func(r *testRepo, fix string) {}, false, false, false, false},
-		{"revert", func(r *testRepo, fix string) { r.git("revert", "--no-edit", fix) }, true, true, true, false},
-		{"refactor drops the lines", func(r *testRepo, fix string) {
-			r.write("config/config.go", strings.Replace(configBefore, "out[key] = value", "out[strings.TrimSpace(key)] = value", 1))
-			r.commit("refactor: trim keys")
+		{"nothing", func(r *gittest.Repo, fix string) {}, false, false, false, false},
+		{"revert", func(r *gittest.Repo, fix string) { r.Git("revert", "--no-edit", fix) }, true, true, true, false},
+		{"refactor drops the lines", func(r *gittest.Repo, fix string) {
+			r.Write("config/config.go", strings.Replace(configBefore, "out[key] = value", "out[strings.TrimSpace(key)] = value", 1))
+			r.Commit("refactor: trim keys")
 		}, true, true, false, false},
-		{"test deleted", func(r *testRepo, fix string) {
-			r.write("config/config_test.go", configTest)
-			r.commit("tests: remove a slow test")
+		{"test deleted", func(r *gittest.Repo, fix string) {
+			r.Write("config/config_test.go", configTest)
+			r.Commit("tests: remove a slow test")
 		}, true, false, true, false},
-		{"test skipped", func(r *testRepo, fix string) {
-			r.write("config/config_test.go", strings.Replace(configTestFixed, `Parse("=b")`, "t.Skip(\"flaky\")\n\tif _, err := Parse(\"=b\")", 1))
-			r.commit("tests: skip a flaky test")
+		{"test skipped", func(r *gittest.Repo, fix string) {
+			r.Write("config/config_test.go", strings.Replace(configTestFixed, `Parse("=b")`, "t.Skip(\"flaky\")\n\tif _, err := Parse(\"=b\")", 1))
+			r.Commit("tests: skip a flaky test")
 		}, true, false, false, true},
-		{"renamed and re-indented", func(r *testRepo, fix string) {
-			r.git("mv", "config/config.go", "config/settings.go")
-			r.git("mv", "config/config_test.go", "config/settings_test.go")
+		{"renamed and re-indented", func(r *gittest.Repo, fix string) {
+			r.Git("mv", "config/config.go", "config/settings.go")
+			r.Git("mv", "config/config_test.go", "config/settings_test.go")
 			moved := strings.ReplaceAll(configFixed, "\t\t", "\t\t\t")
-			r.write("config/settings.go", moved)
-			r.commit("rename config.go to settings.go")
+			r.Write("config/settings.go", moved)
+			r.Commit("rename config.go to settings.go")
 		}, false, false, false, false},
-		{"moved to another package", func(r *testRepo, fix string) {
-			r.git("mv", "config", "internal")
-			r.commit("move config under internal")
+		{"moved to another package", func(r *gittest.Repo, fix string) {
+			r.Git("mv", "config", "internal")
+			r.Commit("move config under internal")
 		}, false, false, false, false},
-		{"refactor with an override", func(r *testRepo, fix string) {
-			r.write("config/config.go", configBefore)
-			r.commit("refactor: keys are checked by the caller now\n\nGuard-Override: " + fix[:10] + " the caller checks keys")
+		{"refactor with an override", func(r *gittest.Repo, fix string) {
+			r.Write("config/config.go", configBefore)
+			r.Commit("refactor: keys are checked by the caller now\n\nGuard-Override: " + fix[:10] + " the caller checks keys")
 		}, false, false, false, false},
-		{"Supersedes", func(r *testRepo, fix string) {
-			r.write("config/config.go", configBefore)
-			r.write("config/config_test.go", configTest)
-			r.commit("validate keys in the loader\n\nSupersedes " + fix)
+		{"Supersedes", func(r *gittest.Repo, fix string) {
+			r.Write("config/config.go", configBefore)
+			r.Write("config/config_test.go", configTest)
+			r.Commit("validate keys in the loader\n\nSupersedes " + fix)
 		}, false, false, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, fix := fixedRepo(t)
-			repo := r.open()
+			repo := open(t, r)
 			gs := scanned(t, repo)
 			tt.change(r, fix)
 			res := checked(t, repo, gs, Target{})
@@ -204,16 +205,16 @@ func TestCheckUndone(t *testing.T) {
 // tree it is in, and not in the commit.
 func TestCheckStagedAndWorktree(t *testing.T) {
 	r, _ := fixedRepo(t)
-	repo := r.open()
+	repo := open(t, r)
 	gs := scanned(t, repo)
-	r.write("config/config.go", configBefore)
+	r.Write("config/config.go", configBefore)
 	if res := checked(t, repo, gs, Target{Worktree: true}); len(res.Alarms) != 1 {
 		t.Errorf("work tree: %d alarms, want 1", len(res.Alarms))
 	}
 	if res := checked(t, repo, gs, Target{Staged: true}); len(res.Alarms) != 0 {
 		t.Errorf("staged before git add: %d alarms, want 0", len(res.Alarms))
 	}
-	r.git("add", "-A")
+	r.Git("add", "-A")
 	if res := checked(t, repo, gs, Target{Staged: true}); len(res.Alarms) != 1 {
 		t.Errorf("staged: %d alarms, want 1", len(res.Alarms))
 	}
@@ -225,10 +226,35 @@ func TestCheckStagedAndWorktree(t *testing.T) {
 // TestCheckBeforeTheFix: a commit from before the fix is not held to it.
 func TestCheckBeforeTheFix(t *testing.T) {
 	r, fix := fixedRepo(t)
-	repo := r.open()
+	repo := open(t, r)
 	gs := scanned(t, repo)
 	res := checked(t, repo, gs, Target{Rev: fix + "^"})
 	if res.Guards != 0 || len(res.Alarms) != 0 {
 		t.Errorf("before the fix: %d guards, %d alarms; want none", res.Guards, len(res.Alarms))
+	}
+}
+
+// TestCheckStale: a fix undone by an earlier commit is that commit's
+// alarm, not every later one's; --all reports it still.
+func TestCheckStale(t *testing.T) {
+	r, fix := fixedRepo(t)
+	repo := open(t, r)
+	gs := scanned(t, repo)
+	r.Write("config/config.go", configBefore)
+	undo := r.Commit("refactor: simpler parser")
+	r.Write("README.md", "# config\n\nmore\n")
+	later := r.Commit("docs: more")
+	if res := checked(t, repo, gs, Target{Rev: undo}); len(res.Alarms) != 1 || res.Stale != 0 {
+		t.Errorf("the undoing commit: %d alarms, %d stale; want 1, 0", len(res.Alarms), res.Stale)
+	}
+	res := checked(t, repo, gs, Target{Rev: later})
+	if len(res.Alarms) != 0 || res.Stale != 1 || res.Base != undo {
+		t.Errorf("a later commit: %d alarms, %d stale, base %s; want 0, 1, %s", len(res.Alarms), res.Stale, res.Base, undo)
+	}
+	if res := checked(t, repo, gs, Target{Rev: later, All: true}); len(res.Alarms) != 1 || res.Alarms[0].Guard.Commit != fix {
+		t.Errorf("--all: %+v, want the fix's alarm", res.Alarms)
+	}
+	if res := checked(t, repo, gs, Target{Rev: later, Base: fix}); len(res.Alarms) != 1 {
+		t.Errorf("since the fix: %d alarms, want 1", len(res.Alarms))
 	}
 }

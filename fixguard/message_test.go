@@ -1,6 +1,10 @@
 package fixguard
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lorehq/lore/internal/gittest"
+)
 
 func TestFixWhy(t *testing.T) {
 	tests := []struct{ message, want string }{
@@ -47,24 +51,24 @@ func TestOverrides(t *testing.T) {
 }
 
 func TestRevertsAsFixes(t *testing.T) {
-	r := newTestRepo(t)
-	r.write("a.go", "package a\n\nfunc A() int { return computeTheAnswer() }\n")
-	r.commit("add A")
-	r.write("a.go", "package a\n\nfunc A() int { return computeTheAnswerFaster() }\n")
-	broke := r.commit("speed up A")
-	r.git("revert", "--no-edit", broke)
-	r.git("commit", "-q", "--amend", "-m", "Revert \"speed up A\"\n\nThis reverts commit "+broke+".\n\nIt broke the build on arm64.")
-	plain := newTestRepo(t)
-	plain.write("a.go", "package a\n\nfunc A() int { return computeTheAnswer() }\n")
-	plain.commit("add A")
-	plain.write("a.go", "package a\n\nfunc A() int { return computeTheAnswerFaster() }\n")
-	c := plain.commit("speed up A")
-	plain.git("revert", "--no-edit", c)
+	r := gittest.New(t)
+	r.Write("a.go", "package a\n\nfunc A() int { return computeTheAnswer() }\n")
+	r.Commit("add A")
+	r.Write("a.go", "package a\n\nfunc A() int { return computeTheAnswerFaster() }\n")
+	broke := r.Commit("speed up A")
+	r.Git("revert", "--no-edit", broke)
+	r.Git("commit", "-q", "--amend", "-m", "Revert \"speed up A\"\n\nThis reverts commit "+broke+".\n\nIt broke the build on arm64.")
+	plain := gittest.New(t)
+	plain.Write("a.go", "package a\n\nfunc A() int { return computeTheAnswer() }\n")
+	plain.Commit("add A")
+	plain.Write("a.go", "package a\n\nfunc A() int { return computeTheAnswerFaster() }\n")
+	c := plain.Commit("speed up A")
+	plain.Git("revert", "--no-edit", c)
 
-	if gs := scanned(t, r.open()); len(gs) != 1 || gs[0].Why != WhyRevert || len(gs[0].Lines) != 1 {
+	if gs := scanned(t, open(t, r)); len(gs) != 1 || gs[0].Why != WhyRevert || len(gs[0].Lines) != 1 {
 		t.Errorf("a revert saying what broke: %+v, want one guard of the restored line", gs)
 	}
-	if gs := scanned(t, plain.open()); len(gs) != 0 {
+	if gs := scanned(t, open(t, plain)); len(gs) != 0 {
 		t.Errorf("a revert giving no reason: %+v, want no guard", gs)
 	}
 }
