@@ -31,6 +31,11 @@ type FixGuard struct {
 	// Removed are the lines the fix took out of code files: a later fix
 	// that takes out an earlier fix's line supersedes it there.
 	Removed []GuardLine `json:"removed,omitempty"`
+	// Created are the files the fix created. A fix's line or test in a
+	// file it did not create is retired with that file when the file is
+	// deleted (its code removed with it); deleting a file the fix created
+	// undoes the fix.
+	Created []string `json:"created,omitempty"`
 	// Broad is set for a commit that changed too much to guard line by
 	// line (its tests are still guarded).
 	Broad bool `json:"broad,omitempty"`

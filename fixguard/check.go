@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -172,12 +173,13 @@ type treeState struct {
 	// takenOut are the guarded lines a later fix took out: norm → the
 	// index of the last fix (in the guards' order) that did.
 	takenOut map[string]int
+	files    map[string]bool // every file of the tree
 }
 
 // readState reads the tree of t (commit's, the staged one or the work
 // tree) for the lines and tests of guards.
 func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, commit string) (*treeState, error) {
-	st := &treeState{lines: map[string]bool{}, tests: map[string]*testState{}, takenOut: map[string]int{}}
+	st := &treeState{lines: map[string]bool{}, tests: map[string]*testState{}, takenOut: map[string]int{}, files: map[string]bool{}}
 	exts := map[string]bool{}
 	for i, g := range guards {
 		if !g.Broad {
@@ -216,7 +218,10 @@ func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, c
 			}
 		}
 	}
-	want := func(p string) bool { return exts[extOf(p)] }
+	want := func(p string) bool {
+		st.files[p] = true
+		return exts[extOf(p)]
+	}
 	var err error
 	switch {
 	case t.Worktree:
@@ -234,23 +239,32 @@ func evaluate(guards []lore.FixGuard, st *treeState) []Alarm {
 	var out []Alarm
 	for i, g := range guards {
 		a := Alarm{Guard: g}
+		// retired: in a file the fix did not create, deleted since.
+		retired := func(file string) bool { return !st.files[file] && !slices.Contains(g.Created, file) }
+		guarded := 0
 		if !g.Broad {
 			for _, l := range g.Lines {
 				n := norm(l.Text)
-				if st.lines[n] {
+				switch j, ok := st.takenOut[n]; {
+				case st.lines[n]:
 					a.Kept++
-				} else if j, ok := st.takenOut[n]; !ok || j <= i {
+				case ok && j > i, retired(l.File):
+				default:
 					a.Missing = append(a.Missing, l)
+				}
+				if !retired(l.File) {
+					guarded++
 				}
 			}
 		}
-		undone := len(a.Missing) > 0 && len(a.Missing)*2 >= len(g.Lines)
+		undone := len(a.Missing) > 0 && len(a.Missing)*2 > guarded
 		for _, tt := range g.Tests {
 			if !tt.Added {
 				continue
 			}
 			ts := st.tests[tt.Name]
 			switch {
+			case !ts.defined && retired(tt.File):
 			case !ts.defined:
 				a.DeletedTests = append(a.DeletedTests, tt)
 			case !ts.unskipped && !tt.Skips:

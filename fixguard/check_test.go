@@ -166,6 +166,11 @@ func TestCheckUndone(t *testing.T) {
 			r.Git("mv", "config", "internal")
 			r.Commit("move config under internal")
 		}, false, false, false, false},
+		{"the package removed", func(r *gittest.Repo, fix string) {
+			r.Git("rm", "-q", "-r", "config")
+			r.Write("main.go", "package main\n\nfunc main() {}\n")
+			r.Commit("remove the config package: configuration moved to flags")
+		}, false, false, false, false},
 		{"refactor with an override", func(r *gittest.Repo, fix string) {
 			r.Write("config/config.go", configBefore)
 			r.Commit("refactor: keys are checked by the caller now\n\nGuard-Override: " + fix[:10] + " the caller checks keys")
@@ -256,5 +261,24 @@ func TestCheckStale(t *testing.T) {
 	}
 	if res := checked(t, repo, gs, Target{Rev: later, Base: fix}); len(res.Alarms) != 1 {
 		t.Errorf("since the fix: %d alarms, want 1", len(res.Alarms))
+	}
+}
+
+// TestCheckCreatedFile: deleting a file the fix created undoes the fix
+// (a revert does that); deleting one it only changed retires its lines.
+func TestCheckCreatedFile(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("load/load.go", "package load\n\nfunc Load(p string) ([]byte, error) { return os.ReadFile(p) }\n")
+	r.Commit("add the loader")
+	r.Write("load/limit.go", "package load\n\nconst maxConfigBytes = 1 << 20\n\nfunc tooBig(n int64) bool { return n > maxConfigBytes }\n")
+	fix := r.Commit("fix: refuse configuration files over 1 MiB")
+	repo := open(t, r)
+	gs := scanned(t, repo)
+	if len(gs) != 1 || len(gs[0].Created) != 1 || gs[0].Created[0] != "load/limit.go" {
+		t.Fatalf("guards = %+v, want the fix with the file it created", gs)
+	}
+	r.Git("revert", "--no-edit", fix)
+	if res := checked(t, repo, gs, Target{}); len(res.Alarms) != 1 {
+		t.Errorf("a revert deleting the file the fix created: %d alarms, want 1", len(res.Alarms))
 	}
 }

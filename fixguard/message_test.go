@@ -72,3 +72,15 @@ func TestRevertsAsFixes(t *testing.T) {
 		t.Errorf("a revert giving no reason: %+v, want no guard", gs)
 	}
 }
+
+func TestFixWhyNotCode(t *testing.T) {
+	for _, m := range []string{"fix go vet warnings", "Fix golint warnings", "Fix tests in GitHub actions", "Fix test on 32 bit arch",
+		"fix flaky test", "test: fix the decoder test", "Fix CI"} {
+		if got := fixWhy(m); got != "" {
+			t.Errorf("fixWhy(%q) = %q, want no fix of code", m, got)
+		}
+	}
+	if got := fixWhy("Fix testing of nil maps in Decode"); got != WhyFixVerb {
+		t.Errorf("fixWhy(a fix of code that names testing) = %q", got)
+	}
+}

@@ -195,6 +195,7 @@ func parseCommit(rec []byte) (commitInfo, bool) {
 // fileDiff is what a commit changed in one file.
 type fileDiff struct {
 	path    string
+	created bool
 	binary  bool
 	added   []string
 	removed []string
@@ -254,6 +255,8 @@ func readDiffs(ctx context.Context, r *Repo, shas []string) (map[string]*commitD
 					if p := strings.TrimPrefix(line[4:], "b/"); p != "/dev/null" {
 						f.path = p
 					}
+				case strings.HasPrefix(line, "new file mode"):
+					f.created = true
 				case strings.HasPrefix(line, "rename to "):
 					f.path = line[len("rename to "):]
 				case strings.HasPrefix(line, "Binary files ") || strings.HasPrefix(line, "GIT binary patch"):
@@ -331,6 +334,9 @@ func (d *commitDiff) fill(g *lore.FixGuard) {
 	var lines []lore.GuardLine
 	for _, f := range d.files {
 		g.Files = append(g.Files, f.path)
+		if f.created {
+			g.Created = append(g.Created, f.path)
+		}
 		if f.binary || !guardable(f.path) || generatedFile(f.added) {
 			continue
 		}

@@ -27,7 +27,7 @@ func newGuardCheckCmd(fac *factory, runF func(context.Context, *guardCheckOption
 		Short: "Fail when a tree undoes a guarded fix",
 		Long: `Check a commit (HEAD by default), what is staged, or the work tree against the
 guards of the fixes in its history (lore guard scan keeps them): a fix is undone
-when most of its guarded lines are gone from every file of the tree (a line
+when more than half of its guarded lines are gone from every file of the tree (a line
 found anywhere, however indented, is kept: code moved or renamed is not undone),
 or when a test it added is deleted or skipped. Only what the change undid fails
 the check: a fix already undone in its parent (HEAD for the staged or work tree;
