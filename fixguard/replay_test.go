@@ -162,7 +162,6 @@ func clean(s string) string {
 	return fmt.Sprint(s)
 }
 
-
 // back reports whether the tree of commit c has the guard's lines and
 // tests back: most lines found, every added test defined.
 func back(t *testing.T, r *Repo, g lore.FixGuard, c string) bool {
