@@ -40,7 +40,10 @@ var (
 	commentStart = regexp.MustCompile(`^(//|/\*|\*|\*/|<!--|-->|--\s|;;|"""|'''|%\s|#(\s|$|[^a-z!\[]))`)
 	versionLine  = regexp.MustCompile(`(?i)\bversion\b\s*["']?\s*[:=]|^v?\d+(\.\d+)+\s*$|"version"\s*:`)
 	digits       = regexp.MustCompile(`\d+`)
-	hasLetters   = regexp.MustCompile(`[A-Za-z_]{2}`)
+	// versionNumber is a dotted version: a line changed only in its
+	// digits and holding one is a version bump.
+	versionNumber = regexp.MustCompile(`\d+\.\d+`)
+	hasLetters    = regexp.MustCompile(`[A-Za-z_]{2}`)
 )
 
 // norm is a line as guards compare it: its words separated by one space,

@@ -7,7 +7,7 @@ import (
 	"github.com/lorehq/lore/internal/gittest"
 )
 
-func open(t *testing.T, r *gittest.Repo) *Repo {
+func open(t testing.TB, r *gittest.Repo) *Repo {
 	t.Helper()
 	repo, err := Open(context.Background(), r.Dir)
 	if err != nil {

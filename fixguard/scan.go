@@ -323,13 +323,17 @@ func diffPath(line string) string {
 func (d *commitDiff) fill(g *lore.FixGuard) {
 	removed := map[string]bool{}
 	bumped := map[string]bool{}
+	var joined strings.Builder // the removed lines, to find a line split off one
 	for _, f := range d.files {
 		for _, l := range f.removed {
 			n := norm(l)
 			removed[n] = true
 			bumped[digits.ReplaceAllString(n, "0")] = true
+			joined.WriteString(n)
+			joined.WriteByte('\n')
 		}
 	}
+	was := joined.String()
 	seen := map[string]bool{}
 	var lines []lore.GuardLine
 	for _, f := range d.files {
@@ -351,7 +355,8 @@ func (d *commitDiff) fill(g *lore.FixGuard) {
 		}
 		for _, l := range f.added {
 			n := norm(l)
-			if !codeLine(f.path, l) || removed[n] || bumped[digits.ReplaceAllString(n, "0")] || seen[n] {
+			if !codeLine(f.path, l) || removed[n] || seen[n] || versionNumber.MatchString(n) && bumped[digits.ReplaceAllString(n, "0")] ||
+				strings.Contains(was, n) {
 				continue
 			}
 			seen[n] = true
