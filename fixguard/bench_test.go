@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -82,6 +83,29 @@ func BenchmarkCheck(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Check(context.Background(), repo, gs, Target{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheckHistory checks HEAD of the first repository LORE_HISTORY
+// names against the guards of its whole history.
+func BenchmarkCheckHistory(b *testing.B) {
+	dir, _, _ := strings.Cut(os.Getenv("LORE_HISTORY"), ",")
+	if dir == "" {
+		b.Skip("set LORE_HISTORY to a repository")
+	}
+	repo, err := Open(context.Background(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := Scan(context.Background(), repo, ScanOptions{Repo: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Check(context.Background(), repo, res.Guards, Target{}); err != nil {
 			b.Fatal(err)
 		}
 	}

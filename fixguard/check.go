@@ -202,15 +202,21 @@ func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, c
 		if bytes.IndexByte(content[:min(len(content), 8000)], 0) >= 0 {
 			return // binary
 		}
-		lines := strings.Split(string(content), "\n")
-		for _, l := range lines {
-			n := norm(l)
-			if _, ok := st.lines[n]; ok {
-				st.lines[n] = true
+		var buf []byte
+		for rest := content; len(rest) > 0; {
+			var l []byte
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				l, rest = rest[:i], rest[i+1:]
+			} else {
+				l, rest = rest, nil
+			}
+			buf = normBytes(buf[:0], l)
+			if found, ok := st.lines[string(buf)]; ok && !found {
+				st.lines[string(buf)] = true
 			}
 		}
 		if isTest(p) && len(st.tests) > 0 {
-			for _, s := range testsIn(lines) {
+			for _, s := range testsIn(strings.Split(string(content), "\n")) {
 				if ts := st.tests[s.name]; ts != nil {
 					ts.defined = true
 					ts.unskipped = ts.unskipped || !s.skipped

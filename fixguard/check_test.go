@@ -306,3 +306,11 @@ func TestScanLines(t *testing.T) {
 		t.Errorf("guarded lines %q, want %q (no version bump, comment, re-indented line or generated file)", got, want)
 	}
 }
+
+func TestNormBytes(t *testing.T) {
+	for _, l := range []string{"", "  a  b\t c ", "\tif x == \"\" {", "x\u00a0 y", "only"} {
+		if got := string(normBytes(nil, []byte(l))); got != norm(l) {
+			t.Errorf("normBytes(%q) = %q, want %q", l, got, norm(l))
+		}
+	}
+}

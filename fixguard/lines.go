@@ -52,6 +52,26 @@ func norm(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// normBytes appends line as norm has it to buf, without allocating.
+func normBytes(buf, line []byte) []byte {
+	space := false
+	for _, c := range line {
+		if c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' {
+			space = len(buf) > 0
+			continue
+		}
+		if c >= 0x80 {
+			return append(buf[:0], norm(string(line))...) // other Unicode spaces
+		}
+		if space {
+			buf = append(buf, ' ')
+			space = false
+		}
+		buf = append(buf, c)
+	}
+	return buf
+}
+
 // codeLine reports whether an added line of file p may carry a fix: not
 // blank, short punctuation, a comment, an import or a version.
 func codeLine(p, line string) bool {
@@ -87,6 +107,9 @@ type testSite struct {
 func testsIn(lines []string) []testSite {
 	var out []testSite
 	for i, l := range lines {
+		if !maybeTestDef(l) {
+			continue
+		}
 		m := testDef.FindStringSubmatch(l)
 		if m == nil {
 			continue
@@ -101,7 +124,7 @@ func testsIn(lines []string) []testSite {
 			if !strings.HasPrefix(t, "@") && !strings.HasPrefix(t, "#[") {
 				break
 			}
-			if skipMark.MatchString(t) {
+			if skips(t) {
 				site.skipped = true
 			}
 		}
@@ -115,7 +138,7 @@ func testsIn(lines []string) []testSite {
 			if strings.TrimSpace(l) != "" && indentOf(l) <= indent {
 				break // the body ends where the indentation comes back
 			}
-			if skipMark.MatchString(l) {
+			if skips(l) {
 				out[k].skipped = true
 				break
 			}
@@ -126,4 +149,26 @@ func testsIn(lines []string) []testSite {
 
 func indentOf(l string) int {
 	return len(l) - len(strings.TrimLeft(l, " \t"))
+}
+
+// maybeTestDef is a quick look before testDef's: how every test
+// definition it finds starts.
+func maybeTestDef(l string) bool {
+	t := strings.TrimLeft(l, " \t")
+	for _, p := range testStarts {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var testStarts = []string{"func Test", "func Fuzz", "def test", "async def test", "it(", "it.", "xit(", "test(", "test.", "xtest(",
+	"public void test", "void test", "fun test", "it (", "test ("}
+
+// skips reports whether a line skips a test (skipMark), looking first for
+// what every skip mark holds.
+func skips(l string) bool {
+	return (strings.Contains(l, "kip") || strings.Contains(l, "xfail") || strings.Contains(l, "@Disabled") ||
+		strings.Contains(l, "@Ignore") || strings.Contains(l, "#[ignore]")) && skipMark.MatchString(l)
 }
