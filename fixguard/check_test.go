@@ -162,6 +162,11 @@ func TestCheckUndone(t *testing.T) {
 			r.Write("config/settings.go", moved)
 			r.Commit("rename config.go to settings.go")
 		}, false, false, false, false},
+		{"reformatted", func(r *gittest.Repo, fix string) {
+			r.Write("config/config.go", strings.NewReplacer(`strings.TrimSpace(key) == ""`, `strings.TrimSpace( key )==""`,
+				"return nil, errEmptyKey", "return nil,errEmptyKey").Replace(configFixed))
+			r.Commit("format")
+		}, false, false, false, false},
 		{"moved to another package", func(r *gittest.Repo, fix string) {
 			r.Git("mv", "config", "internal")
 			r.Commit("move config under internal")

@@ -46,28 +46,23 @@ var (
 	hasLetters    = regexp.MustCompile(`[A-Za-z_]{2}`)
 )
 
-// norm is a line as guards compare it: its words separated by one space,
-// so that a re-indented or re-spaced line is the same line.
+// norm is a line as guards compare it: without its spaces, so that a
+// re-indented or re-formatted line (gofmt, black, prettier) is the same
+// line.
 func norm(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(s), "")
 }
 
 // normBytes appends line as norm has it to buf, without allocating.
 func normBytes(buf, line []byte) []byte {
-	space := false
 	for _, c := range line {
-		if c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' {
-			space = len(buf) > 0
-			continue
-		}
-		if c >= 0x80 {
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f':
+		case c >= 0x80:
 			return append(buf[:0], norm(string(line))...) // other Unicode spaces
+		default:
+			buf = append(buf, c)
 		}
-		if space {
-			buf = append(buf, ' ')
-			space = false
-		}
-		buf = append(buf, c)
 	}
 	return buf
 }
@@ -75,7 +70,7 @@ func normBytes(buf, line []byte) []byte {
 // codeLine reports whether an added line of file p may carry a fix: not
 // blank, short punctuation, a comment, an import or a version.
 func codeLine(p, line string) bool {
-	t := norm(line)
+	t := strings.Join(strings.Fields(line), " ")
 	if len(t) < 8 || len(t) > 400 || !hasLetters.MatchString(t) {
 		return false
 	}

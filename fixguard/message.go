@@ -27,7 +27,7 @@ var (
 	regressionWord  = regexp.MustCompile(`(?i)\bregress(ion|ions|ed)?\b`)
 	bugWord         = regexp.MustCompile(`(?i)\b(bugs?|bugfix|buggy)\b`)
 	// Subjects that name a fix of no code's behaviour.
-	notCodeFix    = regexp.MustCompile(`(?i)\b(typos?|spelling|grammar|docs?|readme|changelog|\w*lint(er|ing)?|vet|staticcheck|warnings?|ci|travis|github actions|formatting|gofmt|whitespace|wording|link|links|bug reports?|issue templates?)\b|^(fix(es|ed|ing)?\s+)?(the\s+|a\s+|some\s+)?(flaky\s+|broken\s+|failing\s+)?tests?\b|^(docs|chore|ci|style|build|test|tests)(\([^)]*\))?!?:|^(bump|update|upgrade)\b.*\b(version|dependenc|from|to)\b`)
+	notCodeFix    = regexp.MustCompile(`(?i)\b(typos?|spelling|grammar|docs?|readme|changelog|\w*lint(er|ing)?|vet|staticcheck|warnings?|ci|travis|github actions|formatting|gofmt|whitespace|wording|link|links|bug reports?|issue templates?)\b|^([\w/.-]+:\s*)?(fix(es|ed|ing)?\s+)?(the\s+|a\s+|some\s+)?(flaky\s+|broken\s+|failing\s+)?tests?\b|^(docs|chore|ci|style|build|test|tests)(\([^)]*\))?!?:|^(bump|update|upgrade)\b.*\b(version|dependenc|from|to)\b`)
 	revertSubject = regexp.MustCompile(`^Revert "(.*)"\s*$`)
 	revertsCommit = regexp.MustCompile(`(?i)this reverts commit ([0-9a-f]{7,40})`)
 	breakingWords = regexp.MustCompile(`(?i)\b(break|breaks|broke|broken|breaking|regress\w*|crash\w*|fail\w*|bugs?|panic\w*|incorrect|wrong)\b`)

@@ -75,7 +75,7 @@ func TestRevertsAsFixes(t *testing.T) {
 
 func TestFixWhyNotCode(t *testing.T) {
 	for _, m := range []string{"fix go vet warnings", "Fix golint warnings", "Fix tests in GitHub actions", "Fix test on 32 bit arch",
-		"fix flaky test", "test: fix the decoder test", "Fix CI"} {
+		"fix flaky test", "test: fix the decoder test", "Fix CI", "cmd: Fix tests"} {
 		if got := fixWhy(m); got != "" {
 			t.Errorf("fixWhy(%q) = %q, want no fix of code", m, got)
 		}
