@@ -60,6 +60,10 @@ type GuardTest struct {
 	// Skips is set when the fix itself wrote a skip into the test (a
 	// t.Skip under a condition): a skip found later is then not an undoing.
 	Skips bool `json:"skips,omitempty"`
+	// Body holds lines of the test's code as the fix wrote it: a test
+	// whose name is gone but whose body is found was renamed, not
+	// deleted.
+	Body []string `json:"body,omitempty"`
 }
 
 // The results of proving a guard (lore guard test).

@@ -192,6 +192,9 @@ func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, c
 			if tt.Added {
 				st.tests[tt.Name] = &testState{}
 				exts[extOf(tt.File)] = true
+				for _, l := range tt.Body {
+					st.lines[norm(l)] = false
+				}
 			}
 		}
 		for _, l := range g.Removed {
@@ -270,7 +273,7 @@ func evaluate(guards []lore.FixGuard, st *treeState) []Alarm {
 			}
 			ts := st.tests[tt.Name]
 			switch {
-			case !ts.defined && retired(tt.File):
+			case !ts.defined && (retired(tt.File) || renamed(tt, st)):
 			case !ts.defined:
 				a.DeletedTests = append(a.DeletedTests, tt)
 			case !ts.unskipped && !tt.Skips:
@@ -431,4 +434,16 @@ func readWorktree(ctx context.Context, r *Repo, want func(string) bool, read fun
 		read(p, b)
 	}
 	return nil
+}
+
+// renamed reports whether a test no longer defined under its name has
+// most of its body still in the tree: renamed or moved, not deleted.
+func renamed(tt lore.GuardTest, st *treeState) bool {
+	found := 0
+	for _, l := range tt.Body {
+		if st.lines[norm(l)] {
+			found++
+		}
+	}
+	return len(tt.Body) > 0 && found*2 >= len(tt.Body)
 }

@@ -162,6 +162,10 @@ func TestCheckUndone(t *testing.T) {
 			r.Write("config/settings.go", moved)
 			r.Commit("rename config.go to settings.go")
 		}, false, false, false, false},
+		{"test renamed", func(r *gittest.Repo, fix string) {
+			r.Write("config/config_test.go", strings.Replace(configTestFixed, "TestEmptyKey", "TestParseRejectsEmptyKeys", 1))
+			r.Commit("tests: a clearer name")
+		}, false, false, false, false},
 		{"reformatted", func(r *gittest.Repo, fix string) {
 			r.Write("config/config.go", strings.NewReplacer(`strings.TrimSpace(key) == ""`, `strings.TrimSpace( key )==""`,
 				"return nil, errEmptyKey", "return nil,errEmptyKey").Replace(configFixed))

@@ -27,6 +27,8 @@ const (
 	// maxCommitLines is the most diff lines of one commit kept for
 	// building its guard; the rest is read and dropped.
 	maxCommitLines = 20000
+	// maxBody is the most lines of a test's body a guard keeps.
+	maxBody = 10
 )
 
 // ScanOptions say which history Scan reads.
@@ -393,11 +395,22 @@ func testsOf(f *fileDiff, removed map[string]bool) []lore.GuardTest {
 		}
 	}
 	var out []lore.GuardTest
-	for _, s := range testsIn(f.added) {
+	sites := testsIn(f.added)
+	for k, s := range sites {
 		if removed[norm(f.added[s.line])] {
 			continue
 		}
-		out = append(out, lore.GuardTest{File: f.path, Name: s.name, Added: true, Skips: skips})
+		end := len(f.added)
+		if k+1 < len(sites) {
+			end = sites[k+1].line
+		}
+		var body []string
+		for _, l := range f.added[s.line+1 : end] {
+			if len(body) < maxBody && codeLine(f.path, l) && !slices.Contains(body, strings.TrimSpace(l)) {
+				body = append(body, strings.TrimSpace(l))
+			}
+		}
+		out = append(out, lore.GuardTest{File: f.path, Name: s.name, Added: true, Skips: skips, Body: body})
 	}
 	if len(out) == 0 && len(f.added)+len(f.removed) > 0 {
 		out = append(out, lore.GuardTest{File: f.path})
