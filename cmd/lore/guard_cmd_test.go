@@ -229,3 +229,16 @@ func TestGuardInstallCommand(t *testing.T) {
 		t.Errorf("an unknown hook: exit %d, want 2", res.code)
 	}
 }
+
+func TestGuardScanSince(t *testing.T) {
+	_, _, lore := guardRepo(t)
+	if res := lore("guard", "scan", "--since", "HEAD~1"); res.code != 0 || !strings.Contains(res.stdout, "1 commits read, 1 fixes guarded") {
+		t.Errorf("--since HEAD~1: %+v", res)
+	}
+	if res := lore("guard", "scan", "--since", "2090-01-01"); res.code != 0 || !strings.Contains(res.stdout, "0 commits read, 0 fixes guarded") {
+		t.Errorf("--since a day to come: %+v", res)
+	}
+	if res := lore("guard", "scan", "--since", "nosuchrev"); res.code != 1 || !strings.Contains(res.err, "--since: nosuchrev: no such commit") {
+		t.Errorf("--since an unknown revision: %+v", res)
+	}
+}
