@@ -167,18 +167,5 @@ func oneLineText(s string, n int) string {
 // AddGuardPitfalls adds to st the pitfalls of guards (GuardPitfall), where
 // the store merges them by its rules.
 func AddGuardPitfalls(ctx context.Context, st adder, gs ...FixGuard) ([]AddResult, error) {
-	var items []Item
-	for _, g := range gs {
-		if it, ok := GuardPitfall(g); ok {
-			items = append(items, it)
-		}
-	}
-	if len(items) == 0 {
-		return nil, nil
-	}
-	rs, err := st.Add(ctx, items)
-	if err != nil {
-		return nil, fmt.Errorf("add guard pitfalls: %w", err)
-	}
-	return rs, nil
+	return addTaught(ctx, st, "guard pitfalls", gs, GuardPitfall)
 }

@@ -338,39 +338,39 @@ func letGo(lets map[string]string, commit string) bool {
 
 // readCommit hands read every file of the commit's tree that want takes.
 func readCommit(ctx context.Context, r *Repo, commit string, want func(string) bool, read func(string, []byte)) error {
-	out, err := gitOut(ctx, r.Dir, "ls-tree", "-r", "-z", "-l", commit)
-	if err != nil {
-		return err
-	}
-	var objs, paths []string
-	for _, e := range strings.Split(string(out), "\x00") {
-		meta, p, ok := strings.Cut(e, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) < 4 || f[1] != "blob" || !want(p) {
-			continue
-		}
-		if n, err := strconv.Atoi(f[3]); err != nil || n > maxFileBytes {
-			continue
-		}
-		objs, paths = append(objs, f[2]), append(paths, p)
-	}
-	return catFiles(ctx, r, objs, paths, read)
+	return readListed(ctx, r, want, read, func(f []string) (string, bool) {
+		// mode, type, object, size
+		n, err := strconv.Atoi(f[len(f)-1])
+		return f[2], len(f) == 4 && f[1] == "blob" && err == nil && n <= maxFileBytes
+	}, "ls-tree", "-r", "-z", "-l", commit)
 }
 
 // readIndex hands read every staged file that want takes.
 func readIndex(ctx context.Context, r *Repo, want func(string) bool, read func(string, []byte)) error {
-	out, err := gitOut(ctx, r.Dir, "ls-files", "-s", "-z")
+	return readListed(ctx, r, want, read, func(f []string) (string, bool) {
+		// mode, object, stage; not a submodule
+		return f[1], len(f) == 3 && f[2] == "0" && !strings.HasPrefix(f[0], "16")
+	}, "ls-files", "-s", "-z")
+}
+
+// readListed hands read the blobs a git listing (args, NUL-separated
+// "meta\tpath" entries) names: those whose fields blob takes, with the
+// object it says, and whose path want takes.
+func readListed(ctx context.Context, r *Repo, want func(string) bool, read func(string, []byte),
+	blob func(meta []string) (string, bool), args ...string) error {
+	out, err := gitOut(ctx, r.Dir, args...)
 	if err != nil {
 		return err
 	}
 	var objs, paths []string
 	for _, e := range strings.Split(string(out), "\x00") {
 		meta, p, ok := strings.Cut(e, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) < 3 || f[2] != "0" || !want(p) || strings.HasPrefix(f[0], "16") {
+		if !ok || !want(p) {
 			continue
 		}
-		objs, paths = append(objs, f[1]), append(paths, p)
+		if obj, ok := blob(strings.Fields(meta)); ok {
+			objs, paths = append(objs, obj), append(paths, p)
+		}
 	}
 	return catFiles(ctx, r, objs, paths, read)
 }

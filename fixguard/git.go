@@ -7,54 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/lorehq/lore/internal/gitexec"
 )
 
 // ErrNotRepo is returned for a folder that is in no git repository.
 var ErrNotRepo = errors.New("not a git repository")
 
-// gitCmd is git with args in dir, its output not localised, paged or
-// coloured, and taking no lock a concurrent git would wait on.
-func gitCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "color.ui=never"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(cmd.Environ(), "LC_ALL=C", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
-	return cmd
-}
-
-// gitOut runs git and returns its output; its error is git's first line.
-func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	var stderr bytes.Buffer
-	cmd := gitCmd(ctx, dir, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, gitErr(args, err, stderr.String())
-	}
-	return out, nil
-}
-
-// gitErr is what git said, on one line.
-func gitErr(args []string, err error, stderr string) error {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		msg := strings.TrimSpace(stderr)
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		msg = strings.TrimPrefix(msg, "fatal: ")
-		if msg == "" {
-			msg = ee.String()
-		}
-		return fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	if errors.Is(err, exec.ErrNotFound) {
-		return errors.New("git is not installed (or not on PATH)")
-	}
-	return fmt.Errorf("git %s: %w", args[0], err)
-}
+// gitCmd and gitOut are git as lore runs it (internal/gitexec).
+var (
+	gitCmd = gitexec.Command
+	gitOut = gitexec.Output
+)
 
 // gitStream runs git and hands its output to read as it comes; stdin,
 // when not nil, is fed to it.
@@ -70,7 +36,7 @@ func gitStream(ctx context.Context, dir string, stdin io.Reader, read func(*bufi
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return gitErr(args, err, "")
+		return gitexec.Error(err, "")
 	}
 	rerr := read(bufio.NewReaderSize(out, 256<<10))
 	if rerr != nil {
@@ -81,7 +47,7 @@ func gitStream(ctx context.Context, dir string, stdin io.Reader, read func(*bufi
 	}
 	io.Copy(io.Discard, out)
 	if err := cmd.Wait(); err != nil {
-		return gitErr(args, err, stderr.String())
+		return gitexec.Error(err, stderr.String())
 	}
 	return nil
 }

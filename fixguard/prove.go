@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/gitexec"
 )
 
 // Proof is what proving a guard found.
@@ -146,12 +147,12 @@ func extract(ctx context.Context, r *Repo, commit, dir string) error {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return gitErr([]string{"archive"}, err, "")
+		return gitexec.Error(err, "")
 	}
 	terr := untar(out, dir)
 	io.Copy(io.Discard, out)
 	if err := cmd.Wait(); err != nil {
-		return gitErr([]string{"archive"}, err, stderr.String())
+		return gitexec.Error(err, stderr.String())
 	}
 	return terr
 }

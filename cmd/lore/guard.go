@@ -110,20 +110,6 @@ func (o *guardOptions) openRepo(ctx context.Context) (*fixguard.Repo, string, er
 // openGuards opens the store (for writing, or an existing one for
 // reading) and its guards.
 func (o *guardOptions) openGuards(ctx context.Context, write bool) (lore.Store, lore.FixGuards, error) {
-	var s lore.Store
-	var err error
-	if write {
-		s, err = o.open(ctx, o.Env, false)
-	} else {
-		s, err = o.openRead(ctx, o.Env)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	g, ok := s.(lore.FixGuards)
-	if !ok {
-		s.Close()
-		return nil, nil, errors.New("this store keeps no guards")
-	}
-	return s, g, nil
+	g, s, err := openAs[lore.FixGuards](ctx, &o.storeOptions, o.Env, write, "guards")
+	return s, g, err
 }
