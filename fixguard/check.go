@@ -174,18 +174,26 @@ type treeState struct {
 	// index of the last fix (in the guards' order) that did.
 	takenOut map[string]int
 	files    map[string]bool // every file of the tree
+	// versions are the guarded lines that hold a dotted version, by their
+	// form with every number 0: the line with a newer version is the same.
+	versions map[string]string
 }
 
 // readState reads the tree of t (commit's, the staged one or the work
 // tree) for the lines and tests of guards.
 func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, commit string) (*treeState, error) {
-	st := &treeState{lines: map[string]bool{}, tests: map[string]*testState{}, takenOut: map[string]int{}, files: map[string]bool{}}
+	st := &treeState{lines: map[string]bool{}, tests: map[string]*testState{}, takenOut: map[string]int{}, files: map[string]bool{},
+		versions: map[string]string{}}
 	exts := map[string]bool{}
 	for i, g := range guards {
 		if !g.Broad {
 			for _, l := range g.Lines {
-				st.lines[norm(l.Text)] = false
+				n := norm(l.Text)
+				st.lines[n] = false
 				exts[extOf(l.File)] = true
+				if versionNumber.MatchString(n) {
+					st.versions[digits.ReplaceAllString(n, "0")] = n
+				}
 			}
 		}
 		for _, tt := range g.Tests {
@@ -216,6 +224,11 @@ func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, c
 			buf = normBytes(buf[:0], l)
 			if found, ok := st.lines[string(buf)]; ok && !found {
 				st.lines[string(buf)] = true
+			}
+			if len(st.versions) > 0 && bytes.IndexByte(buf, '.') >= 0 {
+				if n, ok := st.versions[digits.ReplaceAllString(string(buf), "0")]; ok {
+					st.lines[n] = true // the same line, another version: a bump keeps the fix
+				}
 			}
 		}
 		if isTest(p) && len(st.tests) > 0 {

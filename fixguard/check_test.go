@@ -323,3 +323,30 @@ func TestNormBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckVersionsAndConditionalSkips: a pinned version bumped keeps a
+// fix that pinned it, and a test skipped on one platform is not skipped.
+func TestCheckVersionsAndConditionalSkips(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("Dockerfile", "FROM node:20\nRUN npm install -g some-acp\n")
+	r.Write("tests/test_grep.py", "def test_plain():\n    assert grep('a') == ['a']\n")
+	r.Commit("add the image")
+	r.Write("Dockerfile", "FROM node:20\nRUN npm install -g some-acp@0.11.1\n")
+	r.Write("tests/test_grep.py", "def test_plain():\n    assert grep('a') == ['a']\n\ndef test_grep_falls_back():\n    assert grep('b', fallback=True) == ['b']\n")
+	r.Commit("fix: pin some-acp, a newer one breaks the handshake")
+	repo := open(t, r)
+	gs := scanned(t, repo)
+	r.Write("Dockerfile", "FROM node:20\nRUN npm install -g some-acp@0.15.0\n")
+	r.Write("tests/test_grep.py", "import sys\nimport pytest\n\ndef test_plain():\n    assert grep('a') == ['a']\n\n@pytest.mark.skipif(sys.platform == 'win32', reason='no grep')\ndef test_grep_falls_back():\n    assert grep('b', fallback=True) == ['b']\n")
+	r.Commit("bump some-acp; skip the grep test on Windows")
+	if res := checked(t, repo, gs, Target{}); len(res.Alarms) != 0 {
+		t.Errorf("a version bump and a skip on one platform: %+v, want no alarm", res.Alarms)
+	}
+	r.Write("Dockerfile", "FROM node:20\nRUN npm install -g some-acp\n")
+	r.Write("tests/test_grep.py", "import pytest\n\ndef test_plain():\n    assert grep('a') == ['a']\n\n@pytest.mark.skip\ndef test_grep_falls_back():\n    assert grep('b', fallback=True) == ['b']\n")
+	r.Commit("unpin")
+	res := checked(t, repo, gs, Target{})
+	if len(res.Alarms) != 1 || len(res.Alarms[0].Missing) != 1 || len(res.Alarms[0].SkippedTests) != 1 {
+		t.Errorf("the pin dropped and the test skipped: %+v, want both in one alarm", res.Alarms)
+	}
+}

@@ -86,9 +86,10 @@ func codeLine(p, line string) bool {
 // testDef finds the definitions of tests in a test file's lines.
 var testDef = regexp.MustCompile(`^\s*(?:func\s+((?:Test|Fuzz)\w*)\s*\(|(?:async\s+)?def\s+(test\w*)\s*\(|(?:public\s+)?(?:void|fun)\s+(test\w*)\s*\(|(x?it|x?test|it\.skip|test\.skip|it\.only|test\.only)\s*\(\s*(['"` + "`" + `])(.{3,}?)['"` + "`" + `])`)
 
-// skipMark is a test skipped: t.Skip, pytest's and unittest's skips,
+// skipMark is a test skipped: t.Skip, pytest's and unittest's skips (not
+// skipif: a skip on one platform or version keeps the test),
 // JavaScript's it.skip and xit, JUnit's @Disabled, Rust's #[ignore].
-var skipMark = regexp.MustCompile(`\bt\.Skip(f|Now)?\(|pytest\.mark\.(skip|xfail)|pytest\.skip\(|unittest\.skip|\.skipTest\(|SkipTest\b|@Disabled|@Ignore\b|#\[ignore\]`)
+var skipMark = regexp.MustCompile(`\bt\.Skip(f|Now)?\(|pytest\.mark\.(skip|xfail)(\(|\s*$)|pytest\.skip\(|unittest\.skip|\.skipTest\(|SkipTest\b|@Disabled|@Ignore\b|#\[ignore\]`)
 
 type testSite struct {
 	name    string
