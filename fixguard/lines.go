@@ -89,7 +89,7 @@ var testDef = regexp.MustCompile(`^\s*(?:func\s+((?:Test|Fuzz)\w*)\s*\(|(?:async
 // skipMark is a test skipped: t.Skip, pytest's and unittest's skips (not
 // skipif: a skip on one platform or version keeps the test),
 // JavaScript's it.skip and xit, JUnit's @Disabled, Rust's #[ignore].
-var skipMark = regexp.MustCompile(`\bt\.Skip(f|Now)?\(|pytest\.mark\.(skip|xfail)(\(|\s*$)|pytest\.skip\(|unittest\.skip|\.skipTest\(|SkipTest\b|@Disabled|@Ignore\b|#\[ignore\]`)
+var skipMark = regexp.MustCompile(`\bt\.Skip(f|Now)?\(|pytest\.mark\.(skip|xfail)(\(|\s*$)|pytest\.skip\(|unittest\.skip(\(|\s*$)|\.skipTest\(|SkipTest\b|@Disabled|@Ignore\b|#\[ignore\]`)
 
 type testSite struct {
 	name    string
