@@ -45,6 +45,9 @@ type Alarm struct {
 	// no longer defines, or skips.
 	DeletedTests []lore.GuardTest `json:"deleted_tests"`
 	SkippedTests []lore.GuardTest `json:"skipped_tests"`
+	// Changes are the commits since the base that changed the fix's
+	// files ("abc123456789 subject"), newest first.
+	Changes []string `json:"changes,omitempty"`
 }
 
 // CheckResult is what Check found.
@@ -159,11 +162,33 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 	for _, a := range alarms {
 		if stale[a.Guard.Commit] {
 			res.Stale++
-		} else {
-			res.Alarms = append(res.Alarms, a)
+			continue
 		}
+		if base != commit {
+			a.Changes, err = changes(ctx, r, base, commit, a.Guard.Files)
+			if err != nil {
+				return nil, err
+			}
+		}
+		res.Alarms = append(res.Alarms, a)
 	}
 	return res, nil
+}
+
+// changes are the commits after base up to commit that changed files,
+// newest first, at most 10.
+func changes(ctx context.Context, r *Repo, base, commit string, files []string) ([]string, error) {
+	out, err := gitOut(ctx, r.Dir, append([]string{"log", "-10", "--format=%H %s", base + ".." + commit, "--"}, files...)...)
+	if err != nil {
+		return nil, err
+	}
+	var cs []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if sha, subject, ok := strings.Cut(l, " "); ok {
+			cs = append(cs, lore.ShortCommit(sha)+" "+subject)
+		}
+	}
+	return cs, nil
 }
 
 // treeState is what a tree holds of the guards' lines and tests.

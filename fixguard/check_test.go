@@ -260,6 +260,8 @@ func TestCheckStale(t *testing.T) {
 	later := r.Commit("docs: more")
 	if res := checked(t, repo, gs, Target{Rev: undo}); len(res.Alarms) != 1 || res.Stale != 0 {
 		t.Errorf("the undoing commit: %d alarms, %d stale; want 1, 0", len(res.Alarms), res.Stale)
+	} else if c := res.Alarms[0].Changes; len(c) != 1 || c[0] != undo[:12]+" refactor: simpler parser" {
+		t.Errorf("changes = %q, want the undoing commit", c)
 	}
 	res := checked(t, repo, gs, Target{Rev: later})
 	if len(res.Alarms) != 0 || res.Stale != 1 || res.Base != undo {

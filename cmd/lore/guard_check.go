@@ -184,6 +184,9 @@ func writeCheck(opts *guardCheckOptions, name string, res *fixguard.CheckResult)
 		for _, t := range a.SkippedTests {
 			fmt.Fprintf(out, "  its test %s (%s) is skipped\n", t.Name, t.File)
 		}
+		if len(a.Changes) > 0 {
+			fmt.Fprintf(out, "  changed by: %s\n", strings.Join(a.Changes, "\n              "))
+		}
 	}
 	var shas []string
 	for _, a := range res.Alarms {
