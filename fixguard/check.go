@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -149,9 +150,18 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 			before = append(before, g)
 		}
 	}
+	inHistory := history[base]
 	stale := map[string]bool{}
 	if len(before) > 0 {
-		then, err := readState(ctx, r, before, Target{Rev: base}, base)
+		var then *treeState
+		if t.Staged || t.Worktree || !inHistory {
+			then, err = readState(ctx, r, before, Target{Rev: base}, base)
+		} else {
+			// Every guard of the base is one of the commit's (the base is
+			// in its history): the base's tree is the commit's, but for
+			// the files the change changed.
+			then, err = now.rebase(ctx, r, base, commit)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -195,27 +205,31 @@ func changes(ctx context.Context, r *Repo, base, commit string, files []string) 
 type treeState struct {
 	lines map[string]bool // a guarded line, normalised → found in a file
 	tests map[string]*testState
-	// takenOut are the guarded lines a later fix took out: norm → the
-	// index of the last fix (in the guards' order) that did.
-	takenOut map[string]int
-	files    map[string]bool // every file of the tree
+	files map[string]bool // every file of the tree
 	// versions are the guarded lines that hold a dotted version, by their
 	// form with every number 0: the line with a newer version is the same.
 	versions map[string]string
+	exts     map[string]bool      // the extensions of the guarded files
+	perFile  map[string]*fileHits // what each file holds, for rebase
+}
+
+// fileHits is what one file holds of the guards' lines and tests.
+type fileHits struct {
+	lines []string // normalised
+	tests []testSite
 }
 
 // readState reads the tree of t (commit's, the staged one or the work
 // tree) for the lines and tests of guards.
 func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, commit string) (*treeState, error) {
-	st := &treeState{lines: map[string]bool{}, tests: map[string]*testState{}, takenOut: map[string]int{}, files: map[string]bool{},
-		versions: map[string]string{}}
-	exts := map[string]bool{}
-	for i, g := range guards {
+	st := &treeState{lines: map[string]bool{}, tests: map[string]*testState{}, files: map[string]bool{},
+		versions: map[string]string{}, exts: map[string]bool{}, perFile: map[string]*fileHits{}}
+	for _, g := range guards {
 		if !g.Broad {
 			for _, l := range g.Lines {
 				n := norm(l.Text)
 				st.lines[n] = false
-				exts[extOf(l.File)] = true
+				st.exts[extOf(l.File)] = true
 				if versionNumber.MatchString(n) {
 					st.versions[digits.ReplaceAllString(n, "0")] = n
 				}
@@ -224,65 +238,136 @@ func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, c
 		for _, tt := range g.Tests {
 			if tt.Added {
 				st.tests[tt.Name] = &testState{}
-				exts[extOf(tt.File)] = true
+				st.exts[extOf(tt.File)] = true
 				for _, l := range tt.Body {
 					st.lines[norm(l)] = false
-				}
-			}
-		}
-		for _, l := range g.Removed {
-			st.takenOut[norm(l.Text)] = i
-		}
-	}
-	read := func(p string, content []byte) {
-		if bytes.IndexByte(content[:min(len(content), 8000)], 0) >= 0 {
-			return // binary
-		}
-		var buf []byte
-		for rest := content; len(rest) > 0; {
-			var l []byte
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				l, rest = rest[:i], rest[i+1:]
-			} else {
-				l, rest = rest, nil
-			}
-			buf = normBytes(buf[:0], l)
-			if found, ok := st.lines[string(buf)]; ok && !found {
-				st.lines[string(buf)] = true
-			}
-			if len(st.versions) > 0 && bytes.IndexByte(buf, '.') >= 0 {
-				if n, ok := st.versions[digits.ReplaceAllString(string(buf), "0")]; ok {
-					st.lines[n] = true // the same line, another version: a bump keeps the fix
-				}
-			}
-		}
-		if isTest(p) && len(st.tests) > 0 {
-			for _, s := range testsIn(strings.Split(string(content), "\n")) {
-				if ts := st.tests[s.name]; ts != nil {
-					ts.defined = true
-					ts.unskipped = ts.unskipped || !s.skipped
 				}
 			}
 		}
 	}
 	want := func(p string) bool {
 		st.files[p] = true
-		return exts[extOf(p)]
+		return st.exts[extOf(p)]
 	}
 	var err error
 	switch {
 	case t.Worktree:
-		err = readWorktree(ctx, r, want, read)
+		err = readWorktree(ctx, r, want, st.read)
 	case t.Staged:
-		err = readIndex(ctx, r, want, read)
+		err = readIndex(ctx, r, want, st.read)
 	default:
-		err = readCommit(ctx, r, commit, want, read)
+		err = readCommit(ctx, r, commit, want, st.read)
 	}
+	st.sum()
 	return st, err
+}
+
+// read notes what the file p holds of the guards' lines and tests.
+func (st *treeState) read(p string, content []byte) {
+	if bytes.IndexByte(content[:min(len(content), 8000)], 0) >= 0 {
+		return // binary
+	}
+	h := &fileHits{}
+	var buf []byte
+	for rest := content; len(rest) > 0; {
+		var l []byte
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			l, rest = rest, nil
+		}
+		buf = normBytes(buf[:0], l)
+		if _, ok := st.lines[string(buf)]; ok {
+			h.lines = append(h.lines, string(buf))
+		}
+		if len(st.versions) > 0 && bytes.IndexByte(buf, '.') >= 0 {
+			if n, ok := st.versions[digits.ReplaceAllString(string(buf), "0")]; ok {
+				h.lines = append(h.lines, n) // the same line, another version: a bump keeps the fix
+			}
+		}
+	}
+	if isTest(p) && len(st.tests) > 0 {
+		for _, s := range testsIn(strings.Split(string(content), "\n")) {
+			if st.tests[s.name] != nil {
+				h.tests = append(h.tests, s)
+			}
+		}
+	}
+	if len(h.lines) > 0 || len(h.tests) > 0 {
+		st.perFile[p] = h
+	}
+}
+
+// sum sets which lines and tests the tree holds from what its files do.
+func (st *treeState) sum() {
+	for n := range st.lines {
+		st.lines[n] = false
+	}
+	for name := range st.tests {
+		st.tests[name] = &testState{}
+	}
+	for _, h := range st.perFile {
+		for _, n := range h.lines {
+			st.lines[n] = true
+		}
+		for _, s := range h.tests {
+			ts := st.tests[s.name]
+			ts.defined = true
+			ts.unskipped = ts.unskipped || !s.skipped
+		}
+	}
+}
+
+// rebase returns the state of base's tree from the state of commit's:
+// the same but for the files git diff says differ, read from base.
+func (st *treeState) rebase(ctx context.Context, r *Repo, base, commit string) (*treeState, error) {
+	out, err := gitOut(ctx, r.Dir, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", base, commit)
+	if err != nil {
+		return nil, err
+	}
+	nb := &treeState{lines: maps.Clone(st.lines), tests: map[string]*testState{}, files: maps.Clone(st.files),
+		versions: st.versions, exts: st.exts, perFile: maps.Clone(st.perFile)}
+	for name := range st.tests {
+		nb.tests[name] = &testState{}
+	}
+	var objs, paths []string
+	fields := strings.Split(string(out), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		// ":oldmode newmode oldobject newobject status", then the path
+		f := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		p := fields[i+1]
+		if len(f) < 5 {
+			break
+		}
+		delete(nb.perFile, p)
+		switch f[4] {
+		case "A":
+			delete(nb.files, p)
+			continue
+		case "D":
+			nb.files[p] = true
+		}
+		if strings.HasPrefix(f[0], "10") && nb.exts[extOf(p)] {
+			objs, paths = append(objs, f[2]), append(paths, p)
+		}
+	}
+	if err := catFiles(ctx, r, objs, paths, nb.read); err != nil {
+		return nil, err
+	}
+	nb.sum()
+	return nb, nil
 }
 
 // evaluate returns the alarms of the guards a tree has undone.
 func evaluate(guards []lore.FixGuard, st *treeState) []Alarm {
+	// A line a later fix took out is that fix's to guard: norm → the
+	// index of the last fix that took it out.
+	takenOut := map[string]int{}
+	for i, g := range guards {
+		for _, l := range g.Removed {
+			takenOut[norm(l.Text)] = i
+		}
+	}
 	var out []Alarm
 	for i, g := range guards {
 		a := Alarm{Guard: g}
@@ -292,7 +377,7 @@ func evaluate(guards []lore.FixGuard, st *treeState) []Alarm {
 		if !g.Broad {
 			for _, l := range g.Lines {
 				n := norm(l.Text)
-				switch j, ok := st.takenOut[n]; {
+				switch j, ok := takenOut[n]; {
 				case st.lines[n]:
 					a.Kept++
 				case ok && j > i, retired(l.File):

@@ -182,3 +182,51 @@ func back(t *testing.T, r *Repo, g lore.FixGuard, c string) bool {
 	}
 	return found*2 > len(g.Lines) || len(g.Lines) == 0
 }
+
+// TestRebaseMatchesRead: the base's state rebased from the commit's is
+// the state read from the base, at every 25th commit of the histories
+// LORE_HISTORY names.
+func TestRebaseMatchesRead(t *testing.T) {
+	histories := os.Getenv("LORE_HISTORY")
+	if histories == "" {
+		t.Skip("set LORE_HISTORY to repositories")
+	}
+	ctx := context.Background()
+	for _, dir := range strings.Split(histories, ",") {
+		r, err := Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Scan(ctx, r, ScanOptions{Repo: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := gitOut(ctx, dir, "rev-list", "--first-parent", "HEAD")
+		line := strings.Fields(string(out))
+		for i := 0; i+1 < len(line); i += 25 {
+			c, base := line[i], line[i+1]
+			now, err := readState(ctx, r, res.Guards, Target{Rev: c}, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rebased, err := now.rebase(ctx, r, base, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := readState(ctx, r, res.Guards, Target{Rev: base}, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := evaluate(res.Guards, rebased), evaluate(res.Guards, read)
+			if len(a) != len(b) {
+				t.Errorf("%s at %s: %d alarms rebased, %d read", dir, base[:12], len(a), len(b))
+			}
+			for n, found := range read.lines {
+				if rebased.lines[n] != found {
+					t.Errorf("%s at %s: line %q found %v read, %v rebased", dir, base[:12], n, found, rebased.lines[n])
+					break
+				}
+			}
+		}
+	}
+}
