@@ -38,6 +38,7 @@ candidate pitfall of the repository. Nothing is written to the repository
 		Example: `  lore guard scan
   lore guard check                 # HEAD
   lore guard check --staged        # what is about to be committed
+  lore guard list --json           # the guards kept, one JSON object per line
   lore guard test --fix 1a2b3c4 --run 'go test ./config'
   lore guard install --hook pre-push`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -51,6 +52,7 @@ candidate pitfall of the repository. Nothing is written to the repository
 	cmd.AddCommand(
 		newGuardScanCmd(fac, nil),
 		newGuardCheckCmd(fac, nil),
+		newGuardListCmd(fac, nil),
 		newGuardTestCmd(fac, nil),
 		newGuardInstallCmd(fac, nil, false),
 		newGuardInstallCmd(fac, nil, true),

@@ -242,3 +242,19 @@ func TestGuardScanSince(t *testing.T) {
 		t.Errorf("--since an unknown revision: %+v", res)
 	}
 }
+
+func TestGuardList(t *testing.T) {
+	_, fix, lore := guardRepo(t)
+	res := lore("guard", "list")
+	if res.code != 0 || !strings.Contains(res.stdout, fix[:12]+"  2026-01-01  fix:") || !strings.Contains(res.stdout, "(2 lines, 1 tests, untested)") {
+		t.Errorf("list: %+v", res)
+	}
+	res = lore("guard", "list", "--json")
+	var g struct {
+		Commit string `json:"commit"`
+		Lines  []struct{ File, Text string }
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &g); err != nil || g.Commit != fix || len(g.Lines) != 2 {
+		t.Errorf("list --json: %v, %+v\n%s", err, g, res.stdout)
+	}
+}
