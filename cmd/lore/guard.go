@@ -115,3 +115,18 @@ func (o *guardOptions) openGuards(ctx context.Context, write bool) (lore.Store, 
 	g, s, err := openAs[lore.FixGuards](ctx, &o.storeOptions, o.Env, write, "guards")
 	return s, g, err
 }
+
+// readGuards returns the guards kept of the repository name, from an
+// existing store opened for reading.
+func (o *guardOptions) readGuards(ctx context.Context, name string) ([]lore.FixGuard, error) {
+	st, guards, err := o.openGuards(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	gs, err := guards.Guards(ctx, name)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return gs, nil
+}

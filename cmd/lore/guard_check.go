@@ -93,14 +93,9 @@ func guardCheckRun(ctx context.Context, opts *guardCheckOptions) error {
 	if err != nil {
 		return err
 	}
-	st, guards, err := opts.openGuards(ctx, false)
+	gs, err := opts.readGuards(ctx, name)
 	if err != nil {
 		return err
-	}
-	gs, err := guards.Guards(ctx, name)
-	st.Close()
-	if err != nil {
-		return storeError(err)
 	}
 	if len(gs) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "note: no guards of %s in the store: lore guard scan finds its fixes\n", name)

@@ -47,14 +47,9 @@ func guardListRun(ctx context.Context, opts *guardOptions) error {
 		}
 		name = n
 	}
-	st, guards, err := opts.openGuards(ctx, false)
+	gs, err := opts.readGuards(ctx, name)
 	if err != nil {
 		return err
-	}
-	defer st.Close()
-	gs, err := guards.Guards(ctx, name)
-	if err != nil {
-		return storeError(err)
 	}
 	out := opts.IO.Out
 	if opts.JSON {
