@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,6 +63,7 @@ func guardRepo(t *testing.T) (*gittest.Repo, string, func(args ...string) result
 	r := gittest.New(t)
 	r.Write("config/config.go", guardedBefore)
 	r.Write("config/config_test.go", guardedTest)
+	r.Write("go.mod", "module example.com/config\n\ngo 1.21\n")
 	r.Commit("add the parser")
 	r.Write("config/config.go", guardedFixed)
 	r.Write("config/config_test.go", guardedTestFixed)
@@ -256,5 +258,27 @@ func TestGuardList(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(res.stdout), &g); err != nil || g.Commit != fix || len(g.Lines) != 2 {
 		t.Errorf("list --json: %v, %+v\n%s", err, g, res.stdout)
+	}
+}
+
+// TestGuardScanProve proves the fix's own Go test: it fails on the
+// parent and passes on the fix.
+func TestGuardScanProve(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test twice")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not installed")
+	}
+	_, fix, lore := guardRepo(t)
+	res := lore("guard", "scan", "--prove", "--jobs", "1")
+	if res.code != 0 || !strings.Contains(res.stdout, fix[:12]+"  proven  (go test -count=1 -run '^(TestEmptyKeySkipped)$' ./config)") {
+		t.Fatalf("scan --prove: %+v", res)
+	}
+	if res := lore("guard", "list"); !strings.Contains(res.stdout, "proven)") {
+		t.Errorf("the proof is not kept: %s", res.stdout)
+	}
+	if res := lore("guard", "scan", "--jobs", "0"); res.code != 2 {
+		t.Errorf("--jobs 0: exit %d, want 2", res.code)
 	}
 }
