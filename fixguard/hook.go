@@ -46,6 +46,8 @@ func hookBlock(name, lore string) string {
 	default:
 		// git hands pre-push the refs on stdin; they are kept for the rest
 		// of the hook.
+		// The fixes among the commits pushed are guarded first.
+		b.WriteString(lore + " guard scan >/dev/null 2>&1\n")
 		b.WriteString(`lore_guard_in=$(mktemp) || exit 1
 cat > "$lore_guard_in"
 while read -r _ lore_guard_sha _ _; do

@@ -98,8 +98,8 @@ func TestPrePushHook(t *testing.T) {
 		t.Errorf("a push of a good commit failed: %v", err)
 	}
 	calls, _ := os.ReadFile(log)
-	if string(calls) != "guard check good\n" {
-		t.Errorf("lore was called %q, want once, on the pushed commit (a deleted branch is not checked)", calls)
+	if string(calls) != "guard scan\nguard check good\n" {
+		t.Errorf("lore was called %q, want a scan, then a check of the pushed commit (a deleted branch is not checked)", calls)
 	}
 	if rest, _ := os.ReadFile(log + ".rest"); !strings.Contains(string(rest), "refs/heads/main good") {
 		t.Errorf("the rest of the hook read %q, want the refs", rest)

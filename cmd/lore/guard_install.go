@@ -23,8 +23,9 @@ func newGuardInstallCmd(fac *factory, runF func(context.Context, *guardInstallOp
 	opts := &guardInstallOptions{guardOptions: newGuardOptions(fac), Uninstall: uninstall, Executable: fac.Executable}
 	use, short := "install", "Add a git hook that runs lore guard check"
 	long := `Add to the repository's git hook (pre-push by default, or --hook pre-commit) a
-block that runs lore guard check: on each commit being pushed, or on what is
-staged. An existing hook keeps its own lines; the block goes right after its
+block that runs lore guard check: before a push, lore guard scan (the fixes being
+pushed are guarded too) and a check of each commit being pushed; before a
+commit, a check of what is staged. An existing hook keeps its own lines; the block goes right after its
 first line. lore guard uninstall removes the block, and the hook file when
 nothing else is in it.`
 	if uninstall {
