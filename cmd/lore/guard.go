@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -119,6 +121,13 @@ func (o *guardOptions) openGuards(ctx context.Context, write bool) (lore.Store, 
 // readGuards returns the guards kept of the repository name, from an
 // existing store opened for reading.
 func (o *guardOptions) readGuards(ctx context.Context, name string) ([]lore.FixGuard, error) {
+	p, err := o.storePath(o.Env)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // no store yet: no guards (a hook on a new machine lets the commit through)
+	}
 	st, guards, err := o.openGuards(ctx, false)
 	if err != nil {
 		return nil, err

@@ -282,3 +282,17 @@ func TestGuardScanProve(t *testing.T) {
 		t.Errorf("--jobs 0: exit %d, want 2", res.code)
 	}
 }
+
+// TestGuardCheckWithoutStore: before any scan there is no store; the
+// check lets the change through and says how to guard the fixes.
+func TestGuardCheckWithoutStore(t *testing.T) {
+	r := gittest.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("add a")
+	env := testEnv(t.TempDir(), nil)
+	env.Cwd = r.Dir
+	res := runIn(t, env, "", nil, "guard", "check", "--staged", "--store", filepath.Join(t.TempDir(), "none.db"))
+	if res.code != 0 || !strings.Contains(res.err, "lore guard scan finds its fixes") {
+		t.Errorf("check without a store: %+v", res)
+	}
+}
