@@ -99,9 +99,14 @@ type adder interface {
 // call it with the attempts the journal returned. It returns what became
 // of each lesson, in order.
 func AddLessons(ctx context.Context, st adder, as ...Attempt) ([]AddResult, error) {
+	return addTaught(ctx, st, "lessons", as, LessonOf)
+}
+
+// addTaught adds to st what each of xs teaches, in order.
+func addTaught[T any](ctx context.Context, st adder, what string, xs []T, teach func(T) (Item, bool)) ([]AddResult, error) {
 	var items []Item
-	for _, a := range as {
-		if it, ok := LessonOf(a); ok {
+	for _, x := range xs {
+		if it, ok := teach(x); ok {
 			items = append(items, it)
 		}
 	}
@@ -110,7 +115,7 @@ func AddLessons(ctx context.Context, st adder, as ...Attempt) ([]AddResult, erro
 	}
 	rs, err := st.Add(ctx, items)
 	if err != nil {
-		return nil, fmt.Errorf("add lessons: %w", err)
+		return nil, fmt.Errorf("add %s: %w", what, err)
 	}
 	return rs, nil
 }

@@ -327,7 +327,15 @@ func withoutEpisodes(t *testing.T, s *Store) {
 // migration: no attempts.
 func withoutAttempts(t *testing.T, s *Store) {
 	t.Helper()
+	withoutGuards(t, s)
 	execAll(t, s, `DROP TABLE attempts_fts`, `DROP TABLE attempt_files`, `DROP TABLE attempt_texts`, `DROP TABLE attempts`, `PRAGMA user_version = 11`)
+}
+
+// withoutGuards takes the store back to before the guards' migration
+// (0013): no guards.
+func withoutGuards(t *testing.T, s *Store) {
+	t.Helper()
+	execAll(t, s, `DROP TABLE guards`, `PRAGMA user_version = 12`)
 }
 
 // bootsWithoutHoldout takes the boot records back to before migration
@@ -1118,4 +1126,8 @@ func TestSimilarWordBudget(t *testing.T) {
 	if err != nil || len(hits) != 3 || !strings.HasPrefix(hits[0].Task, "update the widget") {
 		t.Errorf("common words: %v, %v", hits, err)
 	}
+}
+
+func TestGuardsConformance(t *testing.T) {
+	storetest.RunGuards(t, func(t *testing.T) lore.FixGuards { return open(t, time.Now) })
 }

@@ -149,20 +149,9 @@ func (o *journalOptions) checkoutRoot() string {
 // openJournal opens the store for reading (an existing one) or writing,
 // and its journal.
 func (o *journalOptions) openJournal(ctx context.Context, write bool) (lore.Journal, func() error, error) {
-	var s lore.Store
-	var err error
-	if write {
-		s, err = o.open(ctx, o.Env, false)
-	} else {
-		s, err = o.openRead(ctx, o.Env)
-	}
+	j, s, err := openAs[lore.Journal](ctx, &o.storeOptions, o.Env, write, "journal")
 	if err != nil {
 		return nil, nil, err
-	}
-	j, ok := s.(lore.Journal)
-	if !ok {
-		s.Close()
-		return nil, nil, errors.New("this store keeps no journal")
 	}
 	return j, s.Close, nil
 }

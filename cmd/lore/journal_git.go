@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/gitexec"
 )
 
 // fromGit fills a's files and diff from the checkout at root: a commit
@@ -30,7 +29,7 @@ func fromGit(ctx context.Context, root, what string, a *lore.Attempt, flags map[
 		if strings.HasPrefix(what, "-") {
 			return usagef("--from-git %q: want a commit, --staged or --worktree", what)
 		}
-		out, err := git(ctx, root, "log", "-1", "--format=%H%x00%aI%x00%B", what, "--")
+		out, err := gitexec.Output(ctx, root, "log", "-1", "--format=%H%x00%aI%x00%B", what, "--")
 		if err != nil {
 			return fmt.Errorf("--from-git %s: %w", what, err)
 		}
@@ -55,13 +54,13 @@ func fromGit(ctx context.Context, root, what string, a *lore.Attempt, flags map[
 		nameArgs = []string{"show", "--format=", "--name-only", "-z", commit}
 	}
 	if !flags["file"] {
-		names, err := git(ctx, root, nameArgs...)
+		names, err := gitexec.Output(ctx, root, nameArgs...)
 		if err != nil {
 			return fmt.Errorf("--from-git: %w", err)
 		}
 		a.Files = splitZ(names)
 		if what == gitWorktree {
-			untracked, err := git(ctx, root, "ls-files", "--others", "--exclude-standard", "-z")
+			untracked, err := gitexec.Output(ctx, root, "ls-files", "--others", "--exclude-standard", "-z")
 			if err != nil {
 				return fmt.Errorf("--from-git: %w", err)
 			}
@@ -86,38 +85,18 @@ func splitZ(b []byte) []string {
 	return out
 }
 
-// gitCommand is git with args in dir, its output not localised or paged.
-func gitCommand(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(cmd.Environ(), "LC_ALL=C", "GIT_PAGER=cat", "GIT_OPTIONAL_LOCKS=0")
-	return cmd
-}
-
-// git runs git and returns its output; its error says what git said.
-func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	var stderr bytes.Buffer
-	cmd := gitCommand(ctx, dir, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, gitError(err, stderr.String())
-	}
-	return out, nil
-}
-
 // gitHead runs git and returns the first n bytes of its output and how
 // many more there were, reading the rest without keeping it.
 func gitHead(ctx context.Context, dir string, n int, args ...string) (string, int, error) {
 	var stderr bytes.Buffer
-	cmd := gitCommand(ctx, dir, args...)
+	cmd := gitexec.Command(ctx, dir, args...)
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", 0, err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", 0, gitError(err, "")
+		return "", 0, gitexec.Error(err, "")
 	}
 	head, err := io.ReadAll(io.LimitReader(out, int64(n)))
 	var rest int64
@@ -125,18 +104,7 @@ func gitHead(ctx context.Context, dir string, n int, args ...string) (string, in
 		rest, err = io.Copy(io.Discard, out)
 	}
 	if werr := cmd.Wait(); werr != nil {
-		return "", 0, gitError(werr, stderr.String())
+		return "", 0, gitexec.Error(werr, stderr.String())
 	}
 	return string(head), int(rest), err
-}
-
-func gitError(err error, stderr string) error {
-	if errors.Is(err, exec.ErrNotFound) {
-		return errors.New("git is not installed or not on PATH")
-	}
-	if line := strings.TrimSpace(stderr); line != "" {
-		first, _, _ := strings.Cut(line, "\n")
-		return fmt.Errorf("git: %s", first)
-	}
-	return fmt.Errorf("git: %w", err)
 }

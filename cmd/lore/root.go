@@ -130,6 +130,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newConfigCmd(fac),
 		newJournalCmd(fac),
 		newImproveCmd(fac),
+		newGuardCmd(fac),
 	)
 	groupCommands(root)
 	completeFlagValues(root)
@@ -178,7 +179,7 @@ var commandGroups = []struct {
 }{
 	{"read", "Read what agents left behind:", []string{"sessions", "sample", "tour"}},
 	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
-		"search", "show", "export", "import", "journal", "improve"}},
+		"search", "show", "export", "import", "journal", "improve", "guard"}},
 	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp"}},
 	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "prune", "version",
 		"completion", "help"}},

@@ -90,6 +90,29 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 	return o.openStore(ctx, p, false)
 }
 
+// openAs opens the store for writing, or an existing one for reading
+// only, as the part of it a command uses (lore.Journal, lore.FixGuards);
+// a store that keeps no such part is an error naming what (a journal).
+func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, write bool, what string) (T, lore.Store, error) {
+	var part T
+	var s lore.Store
+	var err error
+	if write {
+		s, err = o.open(ctx, env, false)
+	} else {
+		s, err = o.openRead(ctx, env)
+	}
+	if err != nil {
+		return part, nil, err
+	}
+	part, ok := s.(T)
+	if !ok {
+		s.Close()
+		return part, nil, fmt.Errorf("this store keeps no %s", what)
+	}
+	return part, s, nil
+}
+
 // existing fails when there is no store at p.
 func existing(p string) error {
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
