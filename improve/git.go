@@ -5,8 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
+
+	"github.com/lorehq/lore/internal/gitexec"
 )
 
 // git runs git in dir and returns its standard output, trimmed; an error
@@ -22,9 +23,7 @@ func gitBytes(ctx context.Context, dir string, stdin []byte, args ...string) ([]
 	// user's: they are lore's.
 	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "user.name=lore improve", "-c", "user.email=lore-improve@localhost",
 		"-c", "commit.gpgSign=false"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd := gitexec.Command(ctx, dir, full...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
