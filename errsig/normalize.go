@@ -101,7 +101,7 @@ func normalizeCut(line string, keepIdents bool) (string, bool) {
 // file or directory" is not the same error as "ls: docs/plans/: …").
 func Values(line string) []string {
 	line = clip(redactor.Head(line, maxNormIn), maxNormIn)
-	missing := Missing(line)
+	missing := saysMissing(line)
 	var quoted, vals []string
 	pre := prepass(line, &quoted)
 	for _, q := range quoted {
@@ -139,8 +139,8 @@ func Values(line string) []string {
 	return vals
 }
 
-// Missing reports whether line says a file or folder is not there.
-func Missing(line string) bool {
+// saysMissing reports whether line says a file or folder is not there.
+func saysMissing(line string) bool {
 	l := strings.ToLower(line)
 	for _, m := range []string{"no such file", "not found", "does not exist", "cannot find", "could not find", "enoent"} {
 		if strings.Contains(l, m) {
