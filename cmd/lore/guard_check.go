@@ -28,8 +28,10 @@ func newGuardCheckCmd(fac *factory, runF func(context.Context, *guardCheckOption
 		Long: `Check a commit (HEAD by default), what is staged, or the work tree against the
 guards of the fixes in its history (lore guard scan keeps them): a fix is undone
 when more than half of its guarded lines are gone from every file of the tree (a line
-found anywhere, however indented, is kept: code moved or renamed is not undone),
-or when a test it added is deleted or skipped. Only what the change undid fails
+found anywhere, however indented, is kept: code moved or renamed is not undone) or
+were taken out of the fix's files by the change and put nowhere else (a copy that
+stood elsewhere all along does not keep them), or when a test it added is deleted
+or skipped. Only what the change undid fails
 the check: a fix already undone in its parent (HEAD for the staged or work tree;
 --base names another commit, such as the branch it will be merged into) is
 counted as stale; --all reports every fix the tree has undone, whenever.
@@ -161,7 +163,7 @@ func writeCheck(opts *guardCheckOptions, name string, res *fixguard.CheckResult)
 				}
 				byFile[l.File] = append(byFile[l.File], l.Text)
 			}
-			fmt.Fprintf(out, "  %d of its %d lines are gone from every file:\n", len(a.Missing), len(g.Lines))
+			fmt.Fprintf(out, "  %d of its %d lines are gone, not moved:\n", len(a.Missing), len(g.Lines))
 			for _, f := range files {
 				fmt.Fprintf(out, "    %s:\n", f)
 				for i, l := range byFile[f] {
