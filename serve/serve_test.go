@@ -20,13 +20,14 @@ import (
 
 // env is a server over a real SQLite store in a temporary folder.
 type env struct {
-	t     *testing.T
+	t     testing.TB
+	dir   string // the store's folder; uploads are kept in its uploads folder
 	teams *sqlite.Teams
 	srv   *Server
 	url   string
 }
 
-func newEnv(t *testing.T, opts Options) *env {
+func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
 	dir := t.TempDir()
 	teams, err := sqlite.OpenTeams(context.Background(), filepath.Join(dir, "lore.db"), sqlite.Options{})
@@ -43,7 +44,7 @@ func newEnv(t *testing.T, opts Options) *env {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &env{t: t, teams: teams, srv: srv, url: hs.URL}
+	return &env{t: t, dir: dir, teams: teams, srv: srv, url: hs.URL}
 }
 
 // token makes a token of team with scope, named after them.
