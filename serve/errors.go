@@ -50,6 +50,9 @@ func writeError(w http.ResponseWriter, log *slog.Logger, err error) {
 	var mb *http.MaxBytesError
 	switch {
 	case errors.As(err, &ae):
+		if ae.status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="lore"`)
+		}
 		writeJSON(w, ae.status, errorBody{ae.msg, ae.code})
 	case errors.As(err, &mb):
 		writeJSON(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("the body is over the limit of %d bytes", mb.Limit), codeTooLarge})

@@ -330,9 +330,14 @@ func TestTeamIsolation(t *testing.T) {
 		// A team named in the request is no route's parameter.
 		e.wantError("GET", "/v1/items/"+id+"?team=team-a", tok, nil, http.StatusBadRequest, codeInvalid)
 	}
+	// The same item added by team b is b's own: created, not merged
+	// into team a's.
+	if got := e.add(b, NewItem{Text: "The zorblax cache is flushed on every deploy", Category: "fact"})[0]; got.Action != "created" {
+		t.Errorf("team b adding team a's item: %+v, want created", got)
+	}
 	var it lore.Item
 	e.call("GET", "/v1/items/"+id, a, nil, &it, http.StatusOK)
-	if it.Status != lore.StatusActive || it.Text == "taken over" {
+	if it.Status != lore.StatusActive || it.Text == "taken over" || it.SourceCount != 0 || len(it.Reviews) != 0 {
 		t.Errorf("team a's item was changed: %+v", it)
 	}
 }
