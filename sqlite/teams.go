@@ -48,8 +48,8 @@ func TeamPath(path, team string) string {
 // Team returns the store of a team, opening (and creating) it on first
 // use.
 func (t *Teams) Team(ctx context.Context, name string) (lore.Store, error) {
-	if !lore.ValidTeam(name) {
-		return nil, lore.Errorf(lore.EINVALID, "team %q: want 1 to 40 lower-case letters, digits, '-' and '_'", name)
+	if err := checkTeam(name); err != nil {
+		return nil, err
 	}
 	if name == lore.DefaultTeam {
 		return t.main, nil

@@ -14,8 +14,8 @@ var _ lore.Tokens = (*Store)(nil)
 
 // AddToken stores a token by the hash of its secret.
 func (s *Store) AddToken(ctx context.Context, t lore.Token, hash [32]byte) (lore.Token, error) {
-	if !lore.ValidTeam(t.Team) {
-		return lore.Token{}, lore.Errorf(lore.EINVALID, "team %q: want 1 to 40 lower-case letters, digits, '-' and '_'", t.Team)
+	if err := checkTeam(t.Team); err != nil {
+		return lore.Token{}, err
 	}
 	if t.Scope != lore.ScopeRead && t.Scope != lore.ScopeWrite {
 		return lore.Token{}, lore.Errorf(lore.EINVALID, "scope %q: want read or write", t.Scope)
@@ -117,4 +117,12 @@ func (s *Store) tokens(ctx context.Context, q querier, where string, args ...any
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// checkTeam refuses a name that cannot name a team (lore.ValidTeam).
+func checkTeam(name string) error {
+	if !lore.ValidTeam(name) {
+		return lore.Errorf(lore.EINVALID, "team %q: want 1 to 40 lower-case letters, digits, '-' and '_'", name)
+	}
+	return nil
 }

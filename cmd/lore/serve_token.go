@@ -40,6 +40,14 @@ func (o *tokenOptions) openTokens(ctx context.Context) (lore.Teams, error) {
 	return o.openTeams(ctx, p)
 }
 
+// checkTeam refuses a --team that cannot name a team.
+func checkTeam(team string) error {
+	if !lore.ValidTeam(team) {
+		return usagef("--team %q: want 1 to 40 lower-case letters, digits, '-' and '_'", team)
+	}
+	return nil
+}
+
 func newServeTokenCmd(fac *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "token",
@@ -83,8 +91,8 @@ and names who decided in the history of the items it promotes, retires or edits.
   export LORE_TOKEN=$(lore serve token create --team acme --scope read | tail -1)`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !lore.ValidTeam(opts.Team) {
-				return usagef("--team %q: want 1 to 40 lower-case letters, digits, '-' and '_'", opts.Team)
+			if err := checkTeam(opts.Team); err != nil {
+				return err
 			}
 			if opts.Scope != string(lore.ScopeRead) && opts.Scope != string(lore.ScopeWrite) {
 				return usagef("--scope %q: want read or write", opts.Scope)
@@ -140,8 +148,10 @@ so never shown. With --json, one token per line.
   lore serve token list --team acme --json | jq -r 'select(.revoked == null) .id'`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Team != "" && !lore.ValidTeam(opts.Team) {
-				return usagef("--team %q: want 1 to 40 lower-case letters, digits, '-' and '_'", opts.Team)
+			if opts.Team != "" {
+				if err := checkTeam(opts.Team); err != nil {
+					return err
+				}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
