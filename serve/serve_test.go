@@ -35,9 +35,7 @@ func newEnv(t testing.TB, opts Options) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { teams.Close() })
-	if opts.Uploads == nil {
-		opts.Uploads = NewSyncUploads(teams, filepath.Join(dir, "uploads"))
-	}
+	opts.UploadDir = filepath.Join(dir, "uploads")
 	srv, err := New(teams, opts)
 	if err != nil {
 		t.Fatal(err)

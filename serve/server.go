@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -31,9 +30,12 @@ type Options struct {
 	// UploadLimit caps an uploaded transcript, in bytes; 0 is
 	// DefaultUploadLimit.
 	UploadLimit int64
-	// Uploads takes uploaded transcripts; nil harvests each as it
-	// arrives (NewSyncUploads) in a temporary folder.
+	// Uploads takes uploaded transcripts; nil is
+	// NewSyncUploads(teams, UploadDir), which harvests each as it arrives.
 	Uploads Uploads
+	// UploadDir is the folder SyncUploads keeps uploads in, when Uploads
+	// is nil.
+	UploadDir string
 	// Log takes a line per request; nil discards them.
 	Log *slog.Logger
 	// Now is the clock; nil is time.Now.
@@ -59,11 +61,10 @@ func New(teams lore.Teams, opts Options) (*Server, error) {
 		opts.Now = time.Now
 	}
 	if opts.Uploads == nil {
-		dir, err := os.MkdirTemp("", "lore-uploads-")
-		if err != nil {
-			return nil, fmt.Errorf("uploads folder: %w", err)
+		if opts.UploadDir == "" {
+			return nil, errors.New("no folder to keep uploads in: set Options.UploadDir")
 		}
-		opts.Uploads = NewSyncUploads(teams, dir)
+		opts.Uploads = NewSyncUploads(teams, opts.UploadDir)
 	}
 	log := opts.Log
 	if log == nil {

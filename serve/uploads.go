@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -212,7 +213,7 @@ func (s *Server) upload(ctx context.Context, c *call) (any, error) {
 	if len(body) == 0 {
 		return nil, invalidf("the body is empty: send the transcript")
 	}
-	if !utf8.Valid(body) {
+	if !utf8.Valid(body) || bytes.HasPrefix(body, []byte("SQLite format 3\x00")) {
 		return nil, invalidf("the body is not UTF-8 text: upload a transcript as text; the server redacts text only")
 	}
 	// Redacted again on arrival, whatever the sender did.

@@ -97,6 +97,7 @@ func TestUpload(t *testing.T) {
 	// Not a transcript, not text, or named as a database: refused.
 	e.wantError("POST", "/v1/sessions", w, strings.NewReader("hello\n"), http.StatusBadRequest, codeInvalid)
 	e.wantError("POST", "/v1/sessions", w, strings.NewReader("\xff\xfe\x00"), http.StatusBadRequest, codeInvalid)
+	e.wantError("POST", "/v1/sessions", w, strings.NewReader("SQLite format 3\x00\x10\x00"), http.StatusBadRequest, codeInvalid)
 	e.wantError("POST", "/v1/sessions?name=state.vscdb", w, strings.NewReader(body), http.StatusBadRequest, codeInvalid)
 	e.wantError("POST", "/v1/sessions?name=../../etc/passwd", w, strings.NewReader(body), http.StatusBadRequest, codeInvalid)
 }

@@ -129,7 +129,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	log := slog.New(slog.NewJSONHandler(opts.IO.ErrOut, nil))
-	srv, err := serve.New(teams, serve.Options{UploadLimit: limit, Uploads: serve.NewSyncUploads(teams, p+".uploads"), Log: log})
+	srv, err := serve.New(teams, serve.Options{UploadLimit: limit, UploadDir: p + ".uploads", Log: log})
 	if err != nil {
 		ln.Close()
 		return err
