@@ -83,6 +83,18 @@ func TestServeToken(t *testing.T) {
 	}
 }
 
+// TestServeBadCertificate: a certificate that does not load is an error
+// before anything listens.
+func TestServeBadCertificate(t *testing.T) {
+	home := t.TempDir()
+	cert := filepath.Join(home, "cert.pem")
+	os.WriteFile(cert, []byte("not a certificate"), 0o600)
+	r := runLore(t, home, "serve", "--store", filepath.Join(home, "lore.db"), "--tls-cert", cert, "--tls-key", cert)
+	if r.code != 1 || !strings.Contains(r.err, "TLS certificate") || strings.Contains(r.err, "listening") {
+		t.Errorf("serve with a bad certificate: exit %d, %q", r.code, r.err)
+	}
+}
+
 func TestParseSize(t *testing.T) {
 	for s, want := range map[string]int64{"1024": 1024, "64MiB": 64 << 20, "2GiB": 2 << 30, "8KiB": 8 << 10, "0": -1, "-5": -1, "x": -1, "MiB": -1} {
 		got, err := parseSize(s)
