@@ -249,7 +249,9 @@ func (s *Server) beforeTool(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := recall.BeforeTool(ctx, c.store, o, in.Tool, string(in.Input))
+	n, err := s.note(ctx, c.store, in.Session, o, func(o recall.Options) (recall.Note, error) {
+		return recall.BeforeTool(ctx, c.store, o, in.Tool, string(in.Input))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +266,9 @@ func (s *Server) afterTool(ctx context.Context, c *call) (any, error) {
 	if strings.TrimSpace(in.Output) == "" {
 		return nil, invalidf("output is empty: give what the agent was told of the failure")
 	}
-	n, err := recall.AfterFailure(ctx, c.store, o, in.Tool, string(in.Input), in.Output)
+	n, err := s.note(ctx, c.store, in.Session, o, func(o recall.Options) (recall.Note, error) {
+		return recall.AfterFailure(ctx, c.store, o, in.Tool, string(in.Input), in.Output)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +281,20 @@ func (s *Server) afterTool(ctx context.Context, c *call) (any, error) {
 	}
 	s.recordBoot(ctx, c.store, lore.Boot{Session: in.Session, Repo: o.Repo, Agent: o.Agent, Items: []string{}, Kind: lore.BootEpisode, Tokens: a.Tokens})
 	return Note{Text: a.Note, Items: []string{}, Episode: true}, nil
+}
+
+// note asks for a note, as lore recall does: a note is handed to a
+// session once, so one whose items the session was handed already is
+// asked for again without them.
+func (s *Server) note(ctx context.Context, st lore.Store, session string, o recall.Options, ask func(recall.Options) (recall.Note, error)) (recall.Note, error) {
+	n, err := ask(o)
+	if err != nil || n.Text == "" || session == "" {
+		return n, err
+	}
+	if o.Told, err = recall.Told(ctx, st, session, n.Items, s.opts.Now()); err != nil || len(o.Told) == 0 {
+		return n, err
+	}
+	return ask(o)
 }
 
 // handOver records a note about to be handed over, and returns it.

@@ -393,6 +393,16 @@ func TestRecall(t *testing.T) {
 	if n.Text != want.Text || len(n.Items) != 1 || n.Items[0] != id {
 		t.Errorf("before-tool: %+v, want %q", n, want.Text)
 	}
+	// A session is handed a note once.
+	in := RecallRequest{Repo: "acme/api", Agent: "claude-code", Session: "claude-code:s1", Command: "git push origin main"}
+	e.call("POST", "/v1/recall/before-tool", r, in, &n, http.StatusOK)
+	if n.Text != want.Text {
+		t.Errorf("before-tool in a session: %+v", n)
+	}
+	e.call("POST", "/v1/recall/before-tool", r, in, &n, http.StatusOK)
+	if n.Text != "" {
+		t.Errorf("before-tool again in the same session: %q, want none", n.Text)
+	}
 	e.call("POST", "/v1/recall/before-tool", r, RecallRequest{Repo: "acme/api", Tool: "Bash", Input: json.RawMessage(`{"command":"git fetch origin"}`)}, &n, http.StatusOK)
 	if n.Text != "" || n.Items == nil {
 		t.Errorf("before-tool of another command: %+v", n)
