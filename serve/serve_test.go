@@ -429,6 +429,7 @@ func TestErrors(t *testing.T) {
 	e.wantError("POST", "/v1/sessions", w, strings.NewReader(strings.Repeat("x", 2<<10)), http.StatusRequestEntityTooLarge, codeTooLarge)
 	e.wantError("GET", "/v1/nothing", w, nil, http.StatusNotFound, codeNotFound)
 	e.wantError("GET", "/nothing", "", nil, http.StatusNotFound, codeNotFound)
+	e.wantError("GET", "/no%0Athing", "", nil, http.StatusNotFound, codeNotFound)
 	e.wantError("DELETE", "/v1/items", w, nil, http.StatusMethodNotAllowed, codeMethod)
 	e.wantError("PUT", "/v1/search", w, nil, http.StatusMethodNotAllowed, codeMethod)
 	e.wantError("GET", "/v1/search?q=x&limit=-1", w, nil, http.StatusBadRequest, codeInvalid)

@@ -252,11 +252,11 @@ func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
 	}
 	switch rec.status {
 	case http.StatusMethodNotAllowed:
-		writeJSON(w, rec.status, errorBody{fmt.Sprintf("%s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, rec.header.Get("Allow")), codeMethod})
+		writeJSON(w, rec.status, errorBody{fmt.Sprintf("%s is not allowed on %q (allowed: %s)", r.Method, r.URL.Path, rec.header.Get("Allow")), codeMethod})
 	case http.StatusNotFound, 0:
-		writeJSON(w, http.StatusNotFound, errorBody{fmt.Sprintf("no route %s %s; docs/api.md lists them", r.Method, r.URL.Path), codeNotFound})
+		writeJSON(w, http.StatusNotFound, errorBody{fmt.Sprintf("no route %s %q; docs/api.md lists them", r.Method, r.URL.Path), codeNotFound})
 	default:
-		writeJSON(w, rec.status, errorBody{fmt.Sprintf("%s %s: see %s", r.Method, r.URL.Path, rec.header.Get("Location")), "redirect"})
+		writeJSON(w, rec.status, errorBody{fmt.Sprintf("%s %q: see %s", r.Method, r.URL.Path, rec.header.Get("Location")), "redirect"})
 	}
 }
 
