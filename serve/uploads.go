@@ -26,8 +26,12 @@ import (
 
 // Upload is a transcript a team sent, and what became of it.
 type Upload struct {
-	ID       string    `json:"id"`
-	Name     string    `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Repo is the repository the sender says the sessions are of
+	// (owner/name): the server runs no git on what it is sent, so
+	// without it a session's repository is its folder's name.
+	Repo     string    `json:"repo,omitempty"`
 	Bytes    int       `json:"bytes"`
 	Received time.Time `json:"received"`
 	// Redactions counts the secrets the server removed on arrival (the
@@ -117,6 +121,11 @@ func (u *SyncUploads) Submit(ctx context.Context, team string, up Upload, body [
 		return up, invalidf("%s is not a transcript lore reads: %s", name, oneLine(err.Error()))
 	}
 	up.Sessions = len(sessions)
+	if up.Repo != "" {
+		for _, s := range sessions {
+			s.Repo = up.Repo
+		}
+	}
 	s, err := harvest.Run(ctx, sessions, harvest.Options{Store: st, Extractor: harvest.Rules{}, Workers: 1})
 	up.Harvest = &s
 	if err != nil {
@@ -190,9 +199,13 @@ var binaryNames = []string{".db", ".vscdb", ".sqlite", ".zst", ".gz", ".zip"}
 var redactor = redact.New()
 
 func (s *Server) upload(ctx context.Context, c *call) (any, error) {
-	q, err := query(c.r, "name")
+	q, err := query(c.r, "name", "repo")
 	if err != nil {
 		return nil, err
+	}
+	repo := strings.TrimSpace(q.Get("repo"))
+	if strings.ContainsAny(repo, " \t\r\n") {
+		return nil, invalidf("repo %q: want owner/name", repo)
 	}
 	name := q.Get("name")
 	if name == "" {
@@ -222,7 +235,7 @@ func (s *Server) upload(ctx context.Context, c *call) (any, error) {
 	for _, k := range n {
 		redactions += k
 	}
-	up, err := s.opts.Uploads.Submit(ctx, c.token.Team, Upload{Name: name, Redactions: redactions}, []byte(red))
+	up, err := s.opts.Uploads.Submit(ctx, c.token.Team, Upload{Name: name, Repo: repo, Redactions: redactions}, []byte(red))
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func TestUpload(t *testing.T) {
 
 	var up Upload
 	e.call("POST", "/v1/sessions?name=5d1e0c55.jsonl", w, nil, nil, http.StatusBadRequest) // no body
-	status, b := e.do("POST", "/v1/sessions?name=5d1e0c55.jsonl", w, strings.NewReader(body))
+	status, b := e.do("POST", "/v1/sessions?name=5d1e0c55.jsonl&repo=acme/api", w, strings.NewReader(body))
 	if status != http.StatusOK {
 		t.Fatalf("upload: %d %s", status, b)
 	}
@@ -68,6 +68,9 @@ func TestUpload(t *testing.T) {
 	}
 	var page ItemPage
 	e.call("GET", "/v1/items?status=any", w, nil, &page, http.StatusOK)
+	if len(page.Items) == 0 || page.Items[0].Repo != "acme/api" {
+		t.Errorf("the upload taught %+v, want items of acme/api", page.Items)
+	}
 	for _, it := range page.Items {
 		if strings.Contains(it.Text, secret[5:]) || strings.Contains(it.Text, gh) {
 			t.Errorf("an item holds a secret: %q", it.Text)
