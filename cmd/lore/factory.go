@@ -29,6 +29,9 @@ type factory struct {
 	OpenStore func(ctx context.Context, path string, readOnly bool) (lore.Store, error)
 	// VerifyStore checks the store file at path without changing it.
 	VerifyStore func(ctx context.Context, path string) error
+	// OpenTeams opens the teams of the store file at path (lore serve):
+	// the file is the default team's store and keeps the tokens.
+	OpenTeams func(ctx context.Context, path string) (lore.Teams, error)
 }
 
 // newFactory is the factory of a lore run on this machine: ios and env
@@ -43,6 +46,9 @@ func newFactory(ios *iostreams.IOStreams, env transcript.Env) *factory {
 			return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
 		},
 		VerifyStore: sqlite.Verify,
+		OpenTeams: func(ctx context.Context, path string) (lore.Teams, error) {
+			return sqlite.OpenTeams(ctx, path, sqlite.Options{})
+		},
 	}
 }
 

@@ -131,6 +131,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newJournalCmd(fac),
 		newImproveCmd(fac),
 		newGuardCmd(fac),
+		newServeCmd(fac, nil),
 	)
 	groupCommands(root)
 	completeFlagValues(root)
@@ -180,7 +181,7 @@ var commandGroups = []struct {
 	{"read", "Read what agents left behind:", []string{"sessions", "sample", "tour"}},
 	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
 		"search", "show", "export", "import", "journal", "improve", "guard"}},
-	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp"}},
+	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp", "serve"}},
 	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "prune", "version",
 		"completion", "help"}},
 }
