@@ -145,9 +145,13 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 	// The base's tree, read for every guard's lines, so that a line the
 	// change took out of its file is told from one moved elsewhere.
 	var then *treeState
-	if t.Staged || t.Worktree || !history[base] {
+	switch {
+	case (t.Staged || t.Worktree) && base == commit:
+		// The tree is HEAD's but for what is staged or changed.
+		then, err = now.rebaseTree(ctx, r, base, t.Staged)
+	case t.Staged || t.Worktree || !history[base]:
 		then, err = readState(ctx, r, live, Target{Rev: base}, base)
-	} else {
+	default:
 		// The base is in the commit's history: its tree is the commit's,
 		// but for the files the change changed.
 		then, err = now.rebase(ctx, r, base, commit)
@@ -358,10 +362,42 @@ func (st *treeState) rebase(ctx context.Context, r *Repo, base, commit string) (
 	if err != nil {
 		return nil, err
 	}
+	return st.rebased(ctx, r, out, nil)
+}
+
+// rebaseTree returns the state of base's tree from the state of the
+// staged tree (staged) or the work tree: the same but for the files that
+// differ from base, read from base, and without the untracked files.
+func (st *treeState) rebaseTree(ctx context.Context, r *Repo, base string, staged bool) (*treeState, error) {
+	if staged {
+		out, err := gitOut(ctx, r.Dir, "diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", base)
+		if err != nil {
+			return nil, err
+		}
+		return st.rebased(ctx, r, out, nil)
+	}
+	out, err := gitOut(ctx, r.Root, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", base)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := gitOut(ctx, r.Root, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	return st.rebased(ctx, r, out, strings.Split(string(untracked), "\x00"))
+}
+
+// rebased is the state with the files of a git diff --raw -z from base
+// (out) read from base, and the files absent from base (absent) gone.
+func (st *treeState) rebased(ctx context.Context, r *Repo, out []byte, absent []string) (*treeState, error) {
 	nb := &treeState{lines: maps.Clone(st.lines), tests: map[string]*testState{}, files: maps.Clone(st.files),
 		versions: st.versions, exts: st.exts, perFile: maps.Clone(st.perFile)}
 	for name := range st.tests {
 		nb.tests[name] = &testState{}
+	}
+	for _, p := range absent {
+		delete(nb.perFile, p)
+		delete(nb.files, p)
 	}
 	var objs, paths []string
 	fields := strings.Split(string(out), "\x00")

@@ -2,6 +2,7 @@ package fixguard
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -460,5 +461,50 @@ func TestCheckCopiesInTheFile(t *testing.T) {
 	r.Git("revert", "--no-edit", fix)
 	if res := checked(t, repo, gs, Target{}); len(res.Alarms) != 1 {
 		t.Errorf("the revert: alarms %+v, want the fix", res.Alarms)
+	}
+}
+
+// TestRebaseTree: the base's state rebased from the staged tree's or the
+// work tree's is the state read from the base, whatever the change
+// staged, left unstaged, deleted or added untracked.
+func TestRebaseTree(t *testing.T) {
+	ctx := context.Background()
+	for _, staged := range []bool{false, true} {
+		r, _ := fixedRepo(t)
+		repo := open(t, r)
+		gs := scanned(t, repo)
+		r.Write("config/config.go", configBefore)                                                  // the fix undone
+		r.Write("config/extra.go", "package config\n\nfunc x() {\n\treturn nil, errEmptyKey\n}\n") // a copy, untracked or staged
+		r.Git("rm", "-q", "config/config_test.go")
+		if staged {
+			r.Git("add", "-A")
+		}
+		head := r.Git("rev-parse", "HEAD")
+		now, err := readState(ctx, repo, gs, Target{Staged: staged, Worktree: !staged}, head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rebased, err := now.rebaseTree(ctx, repo, head, staged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, err := readState(ctx, repo, gs, Target{Rev: head}, head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(rebased.where) != fmt.Sprint(read.where) || fmt.Sprint(rebased.lines) != fmt.Sprint(read.lines) {
+			t.Errorf("staged %v: rebased %v, read %v", staged, rebased.where, read.where)
+		}
+		if fmt.Sprint(now.where) == fmt.Sprint(read.where) {
+			t.Errorf("staged %v: the change changed nothing the test can see", staged)
+		}
+		for p := range read.files {
+			if !rebased.files[p] {
+				t.Errorf("staged %v: %s is in the base but not rebased", staged, p)
+			}
+		}
+		if rebased.files["config/extra.go"] {
+			t.Errorf("staged %v: the new file is in the rebased base", staged)
+		}
 	}
 }
