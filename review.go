@@ -1,6 +1,7 @@
 package lore
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -177,3 +178,25 @@ func prepareReviews(rs []Review) ([]Review, error) {
 	}
 	return out, nil
 }
+
+// EditDecision is the decision to reword an item as text, screened as
+// lore add screens what it adds: refused with ErrInstruction when it
+// reads as an instruction aimed at an agent, held when it is an order
+// that names nothing of a project or asks for harm; asIs takes it as it
+// is. lore edit, lore review and the web view decide edits through it.
+func EditDecision(text string, asIs bool, by string) (Decision, error) {
+	d := Decision{Action: ReviewEdit, Text: text, By: by}
+	if asIs {
+		return d, nil
+	}
+	instruction, hold, _ := Screen(text)
+	if instruction {
+		return d, ErrInstruction
+	}
+	d.Hold = hold
+	return d, nil
+}
+
+// ErrInstruction refuses an edit's text that reads as an instruction.
+var ErrInstruction = errors.New("refused: the text reads as an instruction aimed at an agent (overriding its instructions, " +
+	"changing its role, hiding things from its user or sending data away)")

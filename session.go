@@ -2,6 +2,8 @@ package lore
 
 import (
 	"time"
+
+	"github.com/lorehq/lore/internal/redact"
 )
 
 // Agent names, as they appear in session ids ("claude-code:1af7fc5e-…").
@@ -185,4 +187,26 @@ type ToolResult struct {
 // failed, or the process it ran exited with a code other than 0.
 func (r ToolResult) Failed() bool {
 	return r.IsError || r.ExitCode != nil && *r.ExitCode != 0
+}
+
+// Redact replaces the secrets in everything shown of a session: its
+// messages, the samples of its damaged lines (which quote them), and the
+// path, folder and branch it names, in which a token can be too.
+func (s *Session) Redact() {
+	r := redact.New()
+	s.Path, s.Cwd, s.Branch = r.String(s.Path), r.String(s.Cwd), r.String(s.Branch)
+	for i, w := range s.WarningSamples {
+		s.WarningSamples[i] = r.String(w)
+	}
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		m.Text = r.String(m.Text)
+		m.Thinking = r.String(m.Thinking)
+		for j := range m.ToolCalls {
+			m.ToolCalls[j].Input = r.String(m.ToolCalls[j].Input)
+		}
+		for j := range m.ToolResults {
+			m.ToolResults[j].Output = r.String(m.ToolResults[j].Output)
+		}
+	}
 }

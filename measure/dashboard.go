@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -33,8 +34,8 @@ func WriteDashboard(dir string, m Metrics) error {
 	}
 	js = append(js, '\n')
 	var page bytes.Buffer
-	if err := dashboardPage.Execute(&page, newDashPage(m)); err != nil {
-		return fmt.Errorf("render dashboard page: %w", err)
+	if err := RenderDashboard(&page, m); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create dashboard folder: %w", err)
@@ -53,6 +54,15 @@ func WriteDashboard(dir string, m Metrics) error {
 		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.data, 0o600); err != nil {
 			return fmt.Errorf("write %s: %w", f.name, err)
 		}
+	}
+	return nil
+}
+
+// RenderDashboard writes m as the dashboard's HTML page (index.html):
+// one self-contained page with SVG charts, no script.
+func RenderDashboard(w io.Writer, m Metrics) error {
+	if err := dashboardPage.Execute(w, newDashPage(m)); err != nil {
+		return fmt.Errorf("render dashboard page: %w", err)
 	}
 	return nil
 }

@@ -235,11 +235,9 @@ func (s *Server) review(action lore.ReviewAction) handler {
 				return nil, lore.Errorf(lore.ECONFLICT, "%s is %s; send {\"reactivate\": true} to make it active again", it.ID, it.Status)
 			}
 		case lore.ReviewEdit:
-			instruction, hold, _ := lore.Screen(in.Text)
-			if instruction {
-				return nil, invalidf("refused: the text reads as an instruction aimed at an agent")
+			if d, err = lore.EditDecision(in.Text, false, d.By); err != nil {
+				return nil, invalidf("%s", err)
 			}
-			d.Text, d.Hold = in.Text, hold
 		}
 		return c.store.Review(ctx, it.ID, d)
 	}

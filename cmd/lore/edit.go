@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -66,7 +65,7 @@ Prints the item's id; with --json, the edited item.
 }
 
 func editRun(ctx context.Context, opts *editOptions) error {
-	d, err := editDecision(opts.Text, opts.AsIs, reviewer(opts.Env, "lore edit"))
+	d, err := lore.EditDecision(opts.Text, opts.AsIs, reviewer(opts.Env, "lore edit"))
 	if err != nil {
 		return fmt.Errorf("%w; --as-is takes it as written", err)
 	}
@@ -93,27 +92,6 @@ func editRun(ctx context.Context, opts *editOptions) error {
 }
 
 const heldNote = "held as a candidate: it reads as an order that names nothing of a project or asks for harm; --as-is takes it as written"
-
-// editDecision is the decision to reword an item as text, screened as
-// lore add screens what it adds: refused when it reads as an instruction
-// aimed at an agent, held when it is an order that names nothing of a
-// project or asks for harm; asIs takes it as it is.
-func editDecision(text string, asIs bool, by string) (lore.Decision, error) {
-	d := lore.Decision{Action: lore.ReviewEdit, Text: text, By: by}
-	if asIs {
-		return d, nil
-	}
-	instruction, hold, _ := lore.Screen(text)
-	if instruction {
-		return d, errInstruction
-	}
-	d.Hold = hold
-	return d, nil
-}
-
-// errInstruction refuses an edit's text that reads as an instruction.
-var errInstruction = errors.New("refused: the text reads as an instruction aimed at an agent (overriding its instructions, " +
-	"changing its role, hiding things from its user or sending data away)")
 
 // reviewer names who decides, for the item's history: the user the
 // environment names, and the command.

@@ -210,7 +210,7 @@ func (r *reviewSession) edit(ctx context.Context, it lore.Item) (*lore.Item, err
 		fmt.Fprintln(r.out, "not edited")
 		return nil, nil
 	}
-	d, err := editDecision(text, false, r.by)
+	d, err := lore.EditDecision(text, false, r.by)
 	if err != nil {
 		fmt.Fprintf(r.out, "%v; lore edit %s --text … --as-is takes it as written\n", err, it.ID)
 		return nil, nil

@@ -16,7 +16,6 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
-	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -72,9 +71,8 @@ func sessionsShowRun(ctx context.Context, opts *sessionsShowOptions) error {
 		return err
 	}
 	if !opts.Raw {
-		r := redact.New()
 		for _, s := range sessions {
-			redactSession(s, r)
+			s.Redact()
 		}
 	}
 	// On a terminal, through a pager, as git shows a log.
@@ -159,27 +157,6 @@ func looksLikePath(arg string) bool {
 }
 
 var errNoSession = errors.New("no session")
-
-// redactSession replaces the secrets in everything shown of a session:
-// its messages, the samples of its damaged lines (which quote them), and
-// the path, folder and branch it names, in which a token can be too.
-func redactSession(s *lore.Session, r *redact.Redactor) {
-	s.Path, s.Cwd, s.Branch = r.String(s.Path), r.String(s.Cwd), r.String(s.Branch)
-	for i, w := range s.WarningSamples {
-		s.WarningSamples[i] = r.String(w)
-	}
-	for i := range s.Messages {
-		m := &s.Messages[i]
-		m.Text = r.String(m.Text)
-		m.Thinking = r.String(m.Thinking)
-		for j := range m.ToolCalls {
-			m.ToolCalls[j].Input = r.String(m.ToolCalls[j].Input)
-		}
-		for j := range m.ToolResults {
-			m.ToolResults[j].Output = r.String(m.ToolResults[j].Output)
-		}
-	}
-}
 
 // lookup finds a session by id, by a unique start of its id, or by a
 // unique start of its native id.
