@@ -21,9 +21,9 @@ import (
 const signalGrace = 3 * time.Second
 
 // signalGraceOf is how long lore run with args may take to stop after a
-// signal: lore serve lets the requests in flight finish first.
+// signal: lore serve and lore ui let the requests in flight finish first.
 func signalGraceOf(args []string) time.Duration {
-	if len(args) > 0 && args[0] == "serve" {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "ui") {
 		return serveShutdown + signalGrace
 	}
 	return signalGrace

@@ -132,6 +132,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newImproveCmd(fac),
 		newGuardCmd(fac),
 		newServeCmd(fac, nil),
+		newUICmd(fac, nil),
 	)
 	groupCommands(root)
 	completeFlagValues(root)
@@ -182,7 +183,7 @@ var commandGroups = []struct {
 	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
 		"search", "show", "export", "import", "journal", "improve", "guard"}},
 	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp", "serve"}},
-	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "prune", "version",
+	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "ui", "prune", "version",
 		"completion", "help"}},
 }
 
