@@ -19,7 +19,7 @@ const (
 	// scanLimit caps the items a list reads when it filters or sorts by
 	// what the store cannot (confidence, sources, age): the most
 	// confident ones, so that a page of a large store stays quick.
-	scanLimit = 5000
+	scanLimit = 2000
 	// searchLimit caps a search's hits.
 	searchLimit = 500
 )
@@ -123,7 +123,6 @@ func (q listQuery) with(name, value string) string {
 type listBody struct {
 	Query      listQuery
 	Items      []lore.Item
-	Total      int // items in the store's filter; -1 when not counted
 	Capped     bool
 	Prev, Next string
 	Categories []lore.Category
@@ -147,7 +146,7 @@ func (v *view) knowledge(w http.ResponseWriter, r *http.Request) {
 	now := v.opts.Now()
 	f := q.filter()
 	want := q.Page*pageSize + 1 // one more than shown tells there is a next page
-	b := listBody{Query: q, Total: -1, Categories: lore.Categories, Statuses: lore.Statuses}
+	b := listBody{Query: q, Categories: lore.Categories, Statuses: lore.Statuses}
 	var items []lore.Item
 	switch {
 	case q.Q != "":
@@ -160,9 +159,7 @@ func (v *view) knowledge(w http.ResponseWriter, r *http.Request) {
 			items = append(items, h.Item)
 		}
 	case !q.narrows() && (q.Sort == "" || q.Sort == "confidence"):
-		if items, err = v.store.Best(ctx, f, want); err == nil {
-			b.Total, err = v.store.Count(ctx, f)
-		}
+		items, err = v.store.Best(ctx, f, want)
 	default:
 		items, err = v.store.Best(ctx, f, scanLimit)
 		b.Capped = len(items) == scanLimit

@@ -158,7 +158,7 @@ func TestPages(t *testing.T) {
 		code  int
 		wants []string
 	}{
-		{"/", 200, []string{"make check runs the linters", "1 items in this scope"}},
+		{"/", 200, []string{"make check runs the linters"}},
 		{"/?status=candidate", 200, []string{"Candidates", "Pushing to main returns HTTP 405"}},
 		{"/?q=pull+request&status=any", 200, []string{"Pushing to main returns HTTP 405"}},
 		{"/?status=any&sort=sources&conf=0.35", 200, []string{"make check", "Pushing to main"}},
