@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lorehq/lore/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -346,27 +348,7 @@ func TestDashboardFormats(t *testing.T) {
 // PATH, or LORE_TEST_BROWSER naming the binary (then a missing browser
 // fails the test instead of skipping it).
 func TestDashboardBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	browser := os.Getenv("LORE_TEST_BROWSER")
-	if browser != "" {
-		path, err := exec.LookPath(browser)
-		if err != nil {
-			t.Fatalf("LORE_TEST_BROWSER=%s: %v", browser, err)
-		}
-		browser = path
-	} else {
-		for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-			if path, err := exec.LookPath(name); err == nil {
-				browser = path
-				break
-			}
-		}
-	}
-	if browser == "" {
-		t.Skip("no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium); browser test skipped")
-	}
+	browser := testenv.Browser(t)
 
 	dir := t.TempDir()
 	if err := WriteDashboard(dir, sampleMetrics()); err != nil {

@@ -54,7 +54,7 @@ func newFixture(t *testing.T) *fixture {
 		mk("make check runs the linters and the tests", lore.CategoryFact, lore.StatusActive, 0.9,
 			lore.Evidence{Session: "claude-code:other-a", Position: 1}, lore.Evidence{Session: "claude-code:other-b", Position: 2}),
 		mk("Pushing to main returns HTTP 405: open a pull request", lore.CategoryPitfall, lore.StatusCandidate, 0.4,
-			lore.Evidence{Session: session, Position: 2}),
+			lore.Evidence{Session: session, Position: 3}),
 		mk("The deploy script prints "+hostile+" on failure", lore.CategoryFact, lore.StatusCandidate, 0.3),
 	}
 	if _, err := st.Import(ctx, items); err != nil {
@@ -165,12 +165,12 @@ func TestPages(t *testing.T) {
 		{"/?status=any&sources=2", 200, []string{"make check"}},
 		{"/?sort=nonsense", 400, []string{"no sort"}},
 		{"/?conf=2", 400, []string{"confidence from 0 to 1"}},
-		{"/items/" + f.candidate, 200, []string{"Pushing to main", `href="/sessions/` + session + `#m2"`, "Promote", "candidate"}},
+		{"/items/" + f.candidate, 200, []string{"Pushing to main", `href="/sessions/` + session + `#m3"`, "Promote", "candidate"}},
 		{"/items/" + f.active[:6], 200, []string{"make check", "Confidence", "0.90"}},
 		{"/items/ffffffffffff", 404, []string{"Not Found"}},
 		{"/items/not-an-id", 404, []string{"not an item id"}},
 		{"/sessions", 200, []string{session, "1 (1 items)"}},
-		{"/sessions/" + session, 200, []string{"git push origin main", "<details", "[REDACTED:", "remote: HTTP 405", `id="m2"`}},
+		{"/sessions/" + session, 200, []string{"git push origin main", "<details", "[REDACTED:", "remote: HTTP 405", `id="m3"`}},
 		{"/sessions/claude-code:nope", 404, []string{"knows no session"}},
 		{"/dashboard", 200, []string{`src="/dashboard/frame"`}},
 		{"/dashboard/frame", 200, []string{"<svg"}},
