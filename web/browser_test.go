@@ -246,7 +246,9 @@ func (p *tab) send(session, method string, params any) json.RawMessage {
 	return nil
 }
 
-func (p *tab) call(method string, params any) json.RawMessage { return p.send(p.session, method, params) }
+func (p *tab) call(method string, params any) json.RawMessage {
+	return p.send(p.session, method, params)
+}
 
 func (p *tab) decode(raw json.RawMessage, v any) {
 	p.t.Helper()
