@@ -30,7 +30,8 @@ type Options struct {
 	// Writes allows the actions on an item: promote, retire, restore
 	// and edit. Without it the view is for reading.
 	Writes bool
-	// By names who decides, in an item's history; empty is "web".
+	// By names who decides, in an item's history; empty is "web" (lore ui
+	// says "$USER via web", as the commands say "$USER via lore promote").
 	By string
 	// Sessions are the sessions the dashboard measures; nil measures
 	// none, and the dashboard shows what the store alone says.

@@ -81,7 +81,7 @@ func uiRun(ctx context.Context, opts *uiOptions) error {
 	rand.Read(secret) // never fails (crypto/rand)
 	token := hex.EncodeToString(secret)
 	h := web.New(st, web.Options{
-		Token: token, Writes: true, By: reviewer(opts.Env, "lore ui"), ImproveDir: opts.Env.Cwd,
+		Token: token, Writes: true, By: reviewer(opts.Env, "web"), ImproveDir: opts.Env.Cwd,
 		Sessions: func(ctx context.Context) ([]*lore.Session, error) {
 			return filteredSessions(ctx, opts.IO, opts.Env, nil, &filterOptions{})
 		},
