@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
 
@@ -83,7 +84,12 @@ func uiRun(ctx context.Context, opts *uiOptions) error {
 	h := web.New(st, web.Options{
 		Token: token, Writes: true, By: reviewer(opts.Env, "web"), ImproveDir: opts.Env.Cwd,
 		Sessions: func(ctx context.Context) ([]*lore.Session, error) {
-			return filteredSessions(ctx, opts.IO, opts.Env, nil, &filterOptions{})
+			// Quietly: lore sessions is where a reader's problems are told.
+			sc, err := findSessions(ctx, scanOptions{IO: &iostreams.IOStreams{In: opts.IO.In, Out: io.Discard, ErrOut: io.Discard}, Env: opts.Env})
+			if err != nil {
+				return nil, err
+			}
+			return sc.Sessions, nil
 		},
 	})
 	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
