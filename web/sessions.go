@@ -35,8 +35,9 @@ type sessionRow struct {
 }
 
 // knownSessions gathers the store's harvest and boot records by session,
-// newest first.
-func (v *view) knownSessions(ctx context.Context) ([]*sessionRow, error) {
+// newest first; with only, of that session alone, and its boots.
+func (v *view) knownSessions(ctx context.Context, only string) ([]*sessionRow, []lore.Boot, error) {
+	var boots []lore.Boot
 	rows := map[string]*sessionRow{}
 	row := func(id string) *sessionRow {
 		if r, ok := rows[id]; ok {
@@ -48,6 +49,9 @@ func (v *view) knownSessions(ctx context.Context) ([]*sessionRow, error) {
 		return r
 	}
 	err := v.store.Harvests(ctx, func(h lore.Harvest) error {
+		if only != "" && h.Session != only {
+			return nil
+		}
 		r := row(h.Session)
 		switch h.Extractor {
 		case lore.Forgotten:
@@ -65,11 +69,14 @@ func (v *view) knownSessions(ctx context.Context) ([]*sessionRow, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("harvest records: %w", err)
+		return nil, nil, fmt.Errorf("harvest records: %w", err)
 	}
 	err = v.store.Boots(ctx, time.Time{}, func(b lore.Boot) error {
-		if b.Session == "" {
+		if b.Session == "" || only != "" && b.Session != only {
 			return nil
+		}
+		if only != "" {
+			boots = append(boots, b)
 		}
 		r := row(b.Session)
 		r.Boots++
@@ -79,7 +86,7 @@ func (v *view) knownSessions(ctx context.Context) ([]*sessionRow, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("boot records: %w", err)
+		return nil, nil, fmt.Errorf("boot records: %w", err)
 	}
 	out := make([]*sessionRow, 0, len(rows))
 	for _, r := range rows {
@@ -88,7 +95,7 @@ func (v *view) knownSessions(ctx context.Context) ([]*sessionRow, error) {
 	slices.SortFunc(out, func(a, b *sessionRow) int {
 		return cmp.Or(b.Last.Compare(a.Last), cmp.Compare(a.ID, b.ID))
 	})
-	return out, nil
+	return out, boots, nil
 }
 
 func later(a, b time.Time) time.Time {
@@ -115,7 +122,7 @@ func (v *view) sessions(w http.ResponseWriter, r *http.Request) {
 		}
 		page = n
 	}
-	all, err := v.knownSessions(r.Context())
+	all, _, err := v.knownSessions(r.Context(), "")
 	if err != nil {
 		v.fail(w, r, err)
 		return
@@ -144,27 +151,16 @@ type sessionBody struct {
 func (v *view) session(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	all, err := v.knownSessions(ctx)
+	rows, boots, err := v.knownSessions(ctx, id)
 	if err != nil {
 		v.fail(w, r, err)
 		return
 	}
-	i := slices.IndexFunc(all, func(s *sessionRow) bool { return s.ID == id })
-	if i < 0 {
+	if len(rows) == 0 {
 		v.fail(w, r, lore.Errorf(lore.ENOTFOUND, "lore knows no session %q: it harvested none and booted none of that id", id))
 		return
 	}
-	b := sessionBody{Row: all[i]}
-	err = v.store.Boots(ctx, time.Time{}, func(bt lore.Boot) error {
-		if bt.Session == id {
-			b.Boots = append(b.Boots, bt)
-		}
-		return nil
-	})
-	if err != nil {
-		v.fail(w, r, fmt.Errorf("boot records: %w", err))
-		return
-	}
+	b := sessionBody{Row: rows[0], Boots: boots}
 	b.Session, b.Gone = readSession(ctx, b.Row.Path, id)
 	if b.Session != nil {
 		b.Session.Redact()
