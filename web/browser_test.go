@@ -24,7 +24,7 @@ import (
 // person would: sign in with lore ui's address, search the candidates,
 // open one, promote it and see it active, open the session it came from
 // at its message, and open the dashboard; at a desktop's width and a
-// phone's. It fails on any console message, script error or CSP report,
+// phone's; then by keyboard, and in the dark scheme. It fails on any console message, script error or CSP report,
 // and on a page wider than the window. Screenshots go to
 // LORE_TEST_ARTIFACTS when it is set, else to a temporary folder.
 //
@@ -110,6 +110,22 @@ func TestBrowser(t *testing.T) {
 		}
 		shot("dashboard")
 	}
+
+	// By keyboard: the first Tab reaches the skip link, and Enter on it
+	// moves to the page's content.
+	p.navigate(srv.URL + "/items/" + f.candidate)
+	p.key("Tab", 9)
+	if got := p.eval(`document.activeElement.textContent`); got != "Skip to content" {
+		t.Errorf("the first Tab reaches %v, want the skip link", got)
+	}
+	// Dark, as the system asks.
+	p.call("Emulation.setEmulatedMedia", map[string]any{"features": []map[string]string{{"name": "prefers-color-scheme", "value": "dark"}}})
+	if got := p.eval(`getComputedStyle(document.body).backgroundColor`); got != "rgb(22, 24, 27)" {
+		t.Errorf("in the dark scheme the page's background is %v", got)
+	}
+	p.checkLayout("dark item")
+	p.screenshot(filepath.Join(shots, "item-dark-390.png"))
+
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, m := range p.problems {
@@ -306,6 +322,14 @@ func (p *tab) waitLoad() {
 	case <-p.loads:
 	case <-p.ctx.Done():
 		p.t.Fatalf("the page did not load: %v", p.ctx.Err())
+	}
+}
+
+// key presses and releases a key.
+func (p *tab) key(name string, code int) {
+	p.t.Helper()
+	for _, typ := range []string{"keyDown", "keyUp"} {
+		p.call("Input.dispatchKeyEvent", map[string]any{"type": typ, "key": name, "code": name, "windowsVirtualKeyCode": code})
 	}
 }
 
