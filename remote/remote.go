@@ -156,7 +156,9 @@ type Unreachable struct {
 	Err    error
 }
 
-func (e *Unreachable) Error() string { return fmt.Sprintf("lore serve at %s: %v", e.Server, e.Err) }
+func (e *Unreachable) Error() string {
+	return fmt.Sprintf("no answer from lore serve at %s: %v", e.Server, e.Err)
+}
 
 func (e *Unreachable) Unwrap() error { return e.Err }
 

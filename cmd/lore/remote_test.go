@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/serve"
+	"github.com/lorehq/lore/sqlite"
+)
+
+// teamServer is lore serve in-process over a real SQLite store in a
+// temporary folder, with a write token of the team acme.
+type teamServer struct {
+	hs    *httptest.Server
+	teams *sqlite.Teams
+	dir   string // the server's folder: lore.db, and uploads/
+	token string
+}
+
+func newTeamServer(t *testing.T) *teamServer {
+	t.Helper()
+	dir := t.TempDir()
+	teams, err := sqlite.OpenTeams(context.Background(), filepath.Join(dir, "lore.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { teams.Close() })
+	srv, err := serve.New(teams, serve.Options{UploadDir: filepath.Join(dir, "uploads")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, hash := lore.NewToken()
+	if _, err := teams.AddToken(context.Background(), lore.Token{Team: "acme", Scope: lore.ScopeWrite, Name: "laptop"}, hash); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return &teamServer{hs: hs, teams: teams, dir: dir, token: secret}
+}
+
+// env is a machine whose store is the server's.
+func (s *teamServer) env() map[string]string {
+	return map[string]string{"LORE_STORE": s.hs.URL, "LORE_TOKEN": s.token}
+}
+
+// store is the team's store on the server.
+func (s *teamServer) store(t *testing.T) lore.Store {
+	t.Helper()
+	st, err := s.teams.Team(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestRemoteStore: add, search, list, show, promote, boot and the tool
+// hooks work on the server's store; what needs a local store says so.
+func TestRemoteStore(t *testing.T) {
+	s := newTeamServer(t)
+	env := s.env()
+	dir := filepath.Join(t.TempDir(), "api")
+	os.MkdirAll(dir, 0o755)
+	pitfall := "`git push origin main` fails with `remote: error: GH006: Protected branch update failed`; push a branch and open a pull request."
+	r := runLoreStdin(t, env, "", "add", pitfall, "-c", "pitfall", "--repo", "api", "--json")
+	var added lore.Item
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &added) != nil || added.ID == "" {
+		t.Fatalf("add: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if it, err := s.store(t).Item(context.Background(), added.ID); err != nil || it.Text != pitfall {
+		t.Fatalf("the server's store has %+v (%v), want the item added", it, err)
+	}
+	r = runLoreStdin(t, env, "", "add", "The walrus queue keeps messages for 7 days", "-c", "fact", "--repo", "api", "--status", "candidate", "--json")
+	var candidate lore.Item
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &candidate) != nil {
+		t.Fatalf("add a candidate: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if r := runLoreStdin(t, env, "", "search", "protected branch", "--repo", "api"); r.code != 0 || !strings.Contains(r.stdout, "GH006") {
+		t.Errorf("search: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if r := runLoreStdin(t, env, "", "list", "--status", "any"); r.code != 0 || !strings.Contains(r.stdout, added.ID[:8]) || !strings.Contains(r.stdout, candidate.ID[:8]) {
+		t.Errorf("list: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if r := runLoreStdin(t, env, "", "show", added.ID[:8]); r.code != 0 || !strings.Contains(r.stdout, "GH006") {
+		t.Errorf("show: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if r := runLoreStdin(t, env, "", "show", "abcdef12"); r.code != 1 || !strings.Contains(r.err, "abcdef12") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
+		t.Errorf("show a missing item: exit %d %q", r.code, r.err)
+	}
+	if r := runLoreStdin(t, env, "", "promote", candidate.ID[:8]); r.code != 0 {
+		t.Errorf("promote: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if it, _ := s.store(t).Item(context.Background(), candidate.ID); it.Status != lore.StatusActive {
+		t.Errorf("promoted item is %s on the server", it.Status)
+	}
+	r = runLoreStdin(t, env, "", "boot", "--repo", "api", "--task", "push the walrus fix", "--session", "claude-code:b1")
+	if r.code != 0 || !strings.Contains(r.stdout, "walrus") || !strings.Contains(r.stdout, "GH006") {
+		t.Errorf("boot: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	r = runLoreStdin(t, env, preToolUse(dir, "git push origin main"), "recall", "--before-tool")
+	if r.code != 0 {
+		t.Fatalf("recall: exit %d %q", r.code, r.err)
+	}
+	if event, note := hookContext(t, r.stdout); event != "PreToolUse" || !strings.Contains(note, "GH006") {
+		t.Errorf("recall: %s %q", event, note)
+	}
+	var kinds []string
+	s.store(t).Boots(context.Background(), lore.Boot{}.At, func(b lore.Boot) error { kinds = append(kinds, b.Session+" "+b.Kind); return nil })
+	if strings.Join(kinds, ",") != "claude-code:b1 ,claude-code:s1 before-tool" {
+		t.Errorf("the server recorded boots %q", kinds)
+	}
+	// Told once: the same session asks again and is told nothing.
+	if r := runLoreStdin(t, env, preToolUse(dir, "git push origin main"), "recall", "--before-tool"); r.code != 0 || r.stdout != "" {
+		t.Errorf("recall again: exit %d %q", r.code, r.stdout)
+	}
+	if r := runLoreStdin(t, env, "", "measure", "--json"); r.code != 0 || !strings.Contains(r.stdout, "{") {
+		t.Errorf("measure: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+
+	// What needs the store on this machine says so, in a line.
+	for _, args := range [][]string{
+		{"harvest", t.TempDir()},
+		{"journal", "stats"},
+	} {
+		r := runLoreStdin(t, env, "", args...)
+		if r.code == 0 || !strings.Contains(r.err, "not on lore serve") || strings.Contains(r.err, s.token) {
+			t.Errorf("%v: exit %d %q", args, r.code, r.err)
+		}
+	}
+	if r := runLoreStdin(t, env, "", "harvest", t.TempDir()); !strings.Contains(r.err, "lore push") {
+		t.Errorf("harvest: %q, want it to point to lore push", r.err)
+	}
+	// A refused token says what to do, and never shows itself.
+	bad := map[string]string{"LORE_STORE": s.hs.URL, "LORE_TOKEN": "lore_" + strings.Repeat("a", 52)}
+	if r := runLoreStdin(t, bad, "", "search", "walrus"); r.code != 1 || !strings.Contains(r.err, "lore serve token create") || strings.Contains(r.err, "aaaa") {
+		t.Errorf("bad token: exit %d %q", r.code, r.err)
+	}
+	if r := runLoreStdin(t, map[string]string{"LORE_STORE": s.hs.URL}, "", "search", "walrus"); r.code == 0 || !strings.Contains(r.err, "LORE_TOKEN is missing") {
+		t.Errorf("no token: exit %d %q", r.code, r.err)
+	}
+}
+
+// TestRemoteHooksFailOpen: with the server gone, the hooks hand over
+// nothing and exit 0.
+func TestRemoteHooksFailOpen(t *testing.T) {
+	s := newTeamServer(t)
+	env := s.env()
+	dir := filepath.Join(t.TempDir(), "api")
+	os.MkdirAll(dir, 0o755)
+	if r := runLoreStdin(t, env, "", "add", "`git push origin main` fails with GH006 protected branch", "-c", "pitfall", "--repo", "api"); r.code != 0 {
+		t.Fatalf("add: %q", r.err)
+	}
+	s.hs.Close()
+	for name, run := range map[string]func() result{
+		"before-tool": func() result {
+			return runLoreStdin(t, env, preToolUse(dir, "git push origin main"), "recall", "--before-tool")
+		},
+		"after-tool": func() result {
+			return runLoreStdin(t, env, postToolUseFailure(dir, "git push origin main", "GH006 protected branch"), "recall", "--after-tool")
+		},
+	} {
+		if r := run(); r.code != 0 || r.stdout != "" || strings.Contains(r.err, s.token) {
+			t.Errorf("%s with the server down: exit %d, %q, %q; want nothing, exit 0", name, r.code, r.stdout, r.err)
+		}
+	}
+	start := `{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"` + dir + `","hook_event_name":"SessionStart","source":"startup"}`
+	r := runLoreStdin(t, env, start, "boot", "--format", "claude-hook")
+	var out struct {
+		Hook struct {
+			Context string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if r.code != 0 || (r.stdout != "" && (json.Unmarshal([]byte(r.stdout), &out) != nil || out.Hook.Context != "")) {
+		t.Errorf("boot hook with the server down: exit %d, %q, %q; want no context, exit 0", r.code, r.stdout, r.err)
+	}
+}
