@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/serve"
@@ -15,9 +17,14 @@ import (
 )
 
 // teamServer is lore serve in-process over a real SQLite store in a
-// temporary folder, with a write token of the team acme.
+// temporary folder, with a write token of the team acme. It can be
+// stopped and started again at the same address.
 type teamServer struct {
-	hs    *httptest.Server
+	t     *testing.T
+	srv   *serve.Server
+	http  *http.Server
+	addr  string
+	url   string
 	teams *sqlite.Teams
 	dir   string // the server's folder: lore.db, and uploads/
 	token string
@@ -39,14 +46,37 @@ func newTeamServer(t *testing.T) *teamServer {
 	if _, err := teams.AddToken(context.Background(), lore.Token{Team: "acme", Scope: lore.ScopeWrite, Name: "laptop"}, hash); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return &teamServer{hs: hs, teams: teams, dir: dir, token: secret}
+	s := &teamServer{t: t, srv: srv, addr: "127.0.0.1:0", teams: teams, dir: dir, token: secret}
+	s.start()
+	s.url = "http://" + s.addr
+	t.Cleanup(s.stop)
+	return s
 }
+
+// start serves at the server's address (a free one the first time).
+func (s *teamServer) start() {
+	s.t.Helper()
+	var l net.Listener
+	var err error
+	for range 50 { // the port of a server just stopped can take a moment
+		if l, err = net.Listen("tcp", s.addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.addr = l.Addr().String()
+	s.http = &http.Server{Handler: s.srv}
+	go s.http.Serve(l)
+}
+
+func (s *teamServer) stop() { s.http.Close() }
 
 // env is a machine whose store is the server's.
 func (s *teamServer) env() map[string]string {
-	return map[string]string{"LORE_STORE": s.hs.URL, "LORE_TOKEN": s.token}
+	return map[string]string{"LORE_STORE": s.url, "LORE_TOKEN": s.token}
 }
 
 // store is the team's store on the server.
@@ -136,11 +166,11 @@ func TestRemoteStore(t *testing.T) {
 		t.Errorf("harvest: %q, want it to point to lore push", r.err)
 	}
 	// A refused token says what to do, and never shows itself.
-	bad := map[string]string{"LORE_STORE": s.hs.URL, "LORE_TOKEN": "lore_" + strings.Repeat("a", 52)}
+	bad := map[string]string{"LORE_STORE": s.url, "LORE_TOKEN": "lore_" + strings.Repeat("a", 52)}
 	if r := runLoreStdin(t, bad, "", "search", "walrus"); r.code != 1 || !strings.Contains(r.err, "lore serve token create") || strings.Contains(r.err, "aaaa") {
 		t.Errorf("bad token: exit %d %q", r.code, r.err)
 	}
-	if r := runLoreStdin(t, map[string]string{"LORE_STORE": s.hs.URL}, "", "search", "walrus"); r.code == 0 || !strings.Contains(r.err, "LORE_TOKEN is missing") {
+	if r := runLoreStdin(t, map[string]string{"LORE_STORE": s.url}, "", "search", "walrus"); r.code == 0 || !strings.Contains(r.err, "LORE_TOKEN is missing") {
 		t.Errorf("no token: exit %d %q", r.code, r.err)
 	}
 }
@@ -155,7 +185,7 @@ func TestRemoteHooksFailOpen(t *testing.T) {
 	if r := runLoreStdin(t, env, "", "add", "`git push origin main` fails with GH006 protected branch", "-c", "pitfall", "--repo", "api"); r.code != 0 {
 		t.Fatalf("add: %q", r.err)
 	}
-	s.hs.Close()
+	s.stop()
 	for name, run := range map[string]func() result{
 		"before-tool": func() result {
 			return runLoreStdin(t, env, preToolUse(dir, "git push origin main"), "recall", "--before-tool")

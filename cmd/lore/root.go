@@ -132,6 +132,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newImproveCmd(fac),
 		newGuardCmd(fac),
 		newServeCmd(fac, nil),
+		newPushCmd(fac, nil),
 	)
 	groupCommands(root)
 	completeFlagValues(root)
@@ -181,7 +182,7 @@ var commandGroups = []struct {
 	{"read", "Read what agents left behind:", []string{"sessions", "sample", "tour"}},
 	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
 		"search", "show", "export", "import", "journal", "improve", "guard"}},
-	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp", "serve"}},
+	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp", "serve", "push"}},
 	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "prune", "version",
 		"completion", "help"}},
 }

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lorehq/lore"
+)
+
+// writePushSession writes a Claude Code transcript of session id, in a
+// folder named api, that fails to push to main and pushes a branch: a
+// pitfall for harvest. extra is a line the user wrote, to plant secrets in.
+func writePushSession(t *testing.T, dir, id, extra string) string {
+	t.Helper()
+	cwd := filepath.Join(dir, "api")
+	os.MkdirAll(cwd, 0o755)
+	line := func(i int, typ string, msg any) string {
+		b, _ := json.Marshal(map[string]any{"type": typ, "uuid": fmt.Sprint("u", i), "sessionId": id,
+			"cwd": cwd, "version": "2.0.1", "timestamp": fmt.Sprintf("2026-09-03T10:00:%02d.000Z", i), "message": msg})
+		return string(b)
+	}
+	call := func(tid, cmd string) map[string]any {
+		return map[string]any{"id": "msg_" + tid, "role": "assistant", "model": "claude-sonnet-4", "content": []any{
+			map[string]any{"type": "tool_use", "id": tid, "name": "Bash", "input": map[string]any{"command": cmd, "description": "push"}}}}
+	}
+	result := func(tid, out string, failed bool) map[string]any {
+		return map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": tid, "content": out, "is_error": failed}}}
+	}
+	lines := []string{
+		line(1, "user", map[string]any{"role": "user", "content": "Push the retry fix. " + extra}),
+		line(2, "assistant", call("toolu_1", "git push origin main")),
+		line(3, "user", result("toolu_1", pushError, true)),
+		line(4, "assistant", call("toolu_2", "git push -u origin fix-retry")),
+		line(5, "user", result("toolu_2", "branch 'fix-retry' set up to track 'origin/fix-retry'.", false)),
+	}
+	p := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// harvested reports whether the server's store has a harvest record of
+// the Claude Code session id.
+func (s *teamServer) harvested(t *testing.T, id string) bool {
+	t.Helper()
+	found := false
+	s.store(t).Harvests(context.Background(), func(h lore.Harvest) error {
+		found = found || strings.HasSuffix(h.Session, id)
+		return nil
+	})
+	return found
+}
+
+func readPushState(t *testing.T, home string) pushState {
+	t.Helper()
+	var st pushState
+	b, err := os.ReadFile(filepath.Join(home, pushStateFile))
+	if err != nil || json.Unmarshal(b, &st) != nil {
+		t.Fatalf("push-state.json: %v %s", err, b)
+	}
+	return st
+}
+
+// TestPush: a push sends what is new, once, redacted; with the server
+// down it queues, and the next push sends the queue.
+func TestPush(t *testing.T) {
+	s := newTeamServer(t)
+	home := t.TempDir()
+	env := s.env()
+	env["LORE_HOME"] = home
+	dir := t.TempDir()
+	secrets := knownSecrets(rand.New(rand.NewPCG(7, 24)))[:8]
+	var planted []string
+	for _, p := range secrets {
+		planted = append(planted, p.line)
+	}
+	writePushSession(t, dir, "0b6c1a52-6f0e-4c7e-9b1a-000000000001", strings.Join(planted, "\n"))
+
+	r := runLoreStdin(t, env, "", "push", dir, "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 to send") || s.harvested(t, "000000000001") {
+		t.Fatalf("push --dry-run: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	r = runLoreStdin(t, env, "", "push", dir, "--json")
+	var sum pushSummary
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil || sum.Sent != 1 || sum.Queued != 0 || sum.Sessions != 1 || sum.Redactions == 0 {
+		t.Fatalf("push: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if !s.harvested(t, "000000000001") {
+		t.Fatal("the server did not harvest the session pushed")
+	}
+	hits, err := s.store(t).Search(context.Background(), lore.Query{Text: "push main protected", Filter: lore.Filter{Repo: "api"}})
+	if err != nil || len(hits) == 0 || hits[0].Category != lore.CategoryPitfall {
+		t.Errorf("the server's store has %v (%v), want the session's pitfall in repo api", hits, err)
+	}
+	// Nothing twice.
+	if r := runLoreStdin(t, env, "", "push", dir, "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil || sum.Sent != 0 {
+		t.Errorf("second push: exit %d %q %q; want nothing sent", r.code, r.stdout, r.err)
+	}
+
+	// The server down: the new session is queued, exit 1.
+	s.stop()
+	writePushSession(t, dir, "0b6c1a52-6f0e-4c7e-9b1a-000000000002", "")
+	r = runLoreStdin(t, env, "", "push", dir)
+	if r.code != 1 || !strings.Contains(r.stdout, "0 sent") || !strings.Contains(r.stdout, "1 queued") {
+		t.Fatalf("push with the server down: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if st := readPushState(t, home); len(st.Servers[s.url].Queue) != 1 || !strings.HasSuffix(st.Servers[s.url].Queue[0], "000000000002.jsonl") {
+		t.Errorf("the queue: %+v", st.Servers[s.url])
+	}
+	// Up again: a push of nothing new sends the queue.
+	s.start()
+	r = runLoreStdin(t, env, "", "push", t.TempDir())
+	if r.code != 0 || !strings.Contains(r.stdout, "1 sent") {
+		t.Fatalf("push after: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if !s.harvested(t, "000000000002") {
+		t.Error("the queued session was not harvested")
+	}
+	if st := readPushState(t, home); len(st.Servers[s.url].Queue) != 0 {
+		t.Errorf("the queue after: %+v", st.Servers[s.url].Queue)
+	}
+
+	// No planted secret reached the server, on its disk or in its store.
+	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		for _, sec := range secrets {
+			if strings.Contains(string(b), sec.value) {
+				t.Errorf("%s (%s) reached the server's %s", sec.kind, sec.value, p)
+			}
+		}
+		return nil
+	})
+	s.store(t).Items(context.Background(), lore.Filter{AnyStatus: true, Expired: true}, func(it lore.Item) error {
+		for _, sec := range secrets {
+			if strings.Contains(it.Text, sec.value) {
+				t.Errorf("%s reached the server's item %s", sec.kind, it.ID)
+			}
+		}
+		return nil
+	})
+	if uploads, _ := filepath.Glob(filepath.Join(s.dir, "uploads", "acme", "*")); len(uploads) != 2 {
+		t.Errorf("the server keeps %v, want the two transcripts", uploads)
+	}
+
+	// Not a server: push says what it needs.
+	if r := runLoreStdin(t, map[string]string{"LORE_HOME": home}, "", "push", dir); r.code != 2 || !strings.Contains(r.err, "LORE_STORE") {
+		t.Errorf("push to a file store: exit %d %q", r.code, r.err)
+	}
+}
+
+// TestSessionEndPushes: with a server for a store, Claude Code's
+// SessionEnd hook (lore harvest --from-hook) pushes the session in a
+// detached process, and the server harvests it.
+func TestSessionEndPushes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	s := newTeamServer(t)
+	home := t.TempDir()
+	env := s.env()
+	env["LORE_HOME"] = home
+	src := writePushSession(t, t.TempDir(), "0b6c1a52-6f0e-4c7e-9b1a-000000000003", "")
+	var started []string
+	// The push it starts is this test binary, running lore (TestMain), in
+	// the environment the hook's process has.
+	startTestBinary := func(f *factory) {
+		f.SelfCommand = func(args ...string) (*exec.Cmd, error) {
+			started = args
+			b, _ := json.Marshal([][]string{args})
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(b), "LORE_TOKEN="+s.token, "LORE_HOME="+home)
+			return cmd, nil
+		}
+	}
+	in := `{"session_id":"0b6c1a52-6f0e-4c7e-9b1a-000000000003","transcript_path":"` + src + `","cwd":"/tmp","hook_event_name":"SessionEnd","reason":"exit"}`
+	r := runIn(t, testEnv(t.TempDir(), env), in, startTestBinary, "harvest", "--from-hook")
+	if r.code != 0 || r.stdout != "" || len(started) < 4 || started[0] != "push" || started[1] != src || started[3] != s.url {
+		t.Fatalf("exit %d, %q, %q, started %v", r.code, r.stdout, r.err, started)
+	}
+	for _, a := range started {
+		if strings.Contains(a, s.token) {
+			t.Fatal("the token is in the push's arguments")
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !s.harvested(t, "000000000003") {
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(home, "hook-push.log"))
+			t.Fatalf("the server did not harvest the session within 30 s; the push's log:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// The server down: the hook still exits 0 at once, and the push it
+	// starts queues the session.
+	s.stop()
+	src2 := writePushSession(t, t.TempDir(), "0b6c1a52-6f0e-4c7e-9b1a-000000000004", "")
+	in = strings.ReplaceAll(in, src, src2)
+	if r := runIn(t, testEnv(t.TempDir(), env), in, startTestBinary, "harvest", "--from-hook"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("with the server down: exit %d, %q, %q", r.code, r.stdout, r.err)
+	}
+	for {
+		b, _ := os.ReadFile(filepath.Join(home, pushStateFile))
+		if strings.Contains(string(b), "000000000004.jsonl") {
+			if st := readPushState(t, home); len(st.Servers[s.url].Queue) == 1 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(home, "hook-push.log"))
+			t.Fatalf("the push did not queue the session; its log:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
