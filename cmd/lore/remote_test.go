@@ -152,6 +152,15 @@ func TestRemoteStore(t *testing.T) {
 		t.Errorf("measure: exit %d %q %q", r.code, r.stdout, r.err)
 	}
 
+	r = runLoreStdin(t, env, "", "status", "--json")
+	var status statusReport
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &status) != nil || !status.Store.Remote || status.Store.Items["active"] != 2 {
+		t.Errorf("status: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if r := runLoreStdin(t, env, "", "doctor"); !strings.Contains(r.stdout, "ok    store          lore serve at "+s.url+" answers: 2 active items") {
+		t.Errorf("doctor: %q", r.stdout)
+	}
+
 	// What needs the store on this machine says so, in a line.
 	for _, args := range [][]string{
 		{"harvest", t.TempDir()},
@@ -161,6 +170,9 @@ func TestRemoteStore(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.err, "not on lore serve") || strings.Contains(r.err, s.token) {
 			t.Errorf("%v: exit %d %q", args, r.code, r.err)
 		}
+	}
+	if r := runLoreStdin(t, env, "", "serve"); r.code != 2 || !strings.Contains(r.err, "--store PATH") {
+		t.Errorf("serve: exit %d %q", r.code, r.err)
 	}
 	if r := runLoreStdin(t, env, "", "harvest", t.TempDir()); !strings.Contains(r.err, "lore push") {
 		t.Errorf("harvest: %q, want it to point to lore push", r.err)
