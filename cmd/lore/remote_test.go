@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/serve"
 	"github.com/lorehq/lore/sqlite"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // teamServer is lore serve in-process over a real SQLite store in a
@@ -219,5 +222,62 @@ func TestRemoteHooksFailOpen(t *testing.T) {
 	}
 	if r.code != 0 || (r.stdout != "" && (json.Unmarshal([]byte(r.stdout), &out) != nil || out.Hook.Context != "")) {
 		t.Errorf("boot hook with the server down: exit %d, %q, %q; want no context, exit 0", r.code, r.stdout, r.err)
+	}
+}
+
+// TestRemoteMCP: lore mcp with a team's server for a store records,
+// searches and boots through it; it offers no journal, which the server
+// does not keep.
+func TestRemoteMCP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	s := newTeamServer(t)
+	ctx := context.Background()
+	args, _ := json.Marshal([]string{"mcp", "--agent", "codex"})
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMCPProcessHelper$")
+	cmd.Env = append(os.Environ(), mcpArgsEnv+"="+string(args), "LORE_STORE="+s.url, "LORE_TOKEN="+s.token, "LORE_HOME="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v (stderr %q)", err, stderr.String())
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	if got := strings.Join(names, " "); got != "boot_context record_knowledge search_knowledge" {
+		t.Errorf("tools %q", got)
+	}
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError {
+			t.Fatalf("%s: %s", name, text)
+		}
+		return text
+	}
+	call("record_knowledge", map[string]any{"text": "go test ./... needs CGO_ENABLED=0 on the CI image", "category": "pitfall", "repo": "acme/api", "confidence": 0.9})
+	if n, _ := s.store(t).Count(ctx, lore.Filter{Statuses: []lore.Status{lore.StatusCandidate}}); n != 1 {
+		t.Errorf("the server's store has %d candidates, want the one recorded", n)
+	}
+	if text := call("search_knowledge", map[string]any{"query": "CGO_ENABLED", "include_candidates": true}); !strings.Contains(text, "CGO_ENABLED=0") {
+		t.Errorf("search does not find the recorded item:\n%s", text)
+	}
+	if r := runLoreStdin(t, s.env(), "", "add", "CI images are rebuilt every Monday", "-c", "fact", "--repo", "acme/api"); r.code != 0 {
+		t.Fatal(r.err)
+	}
+	if text := call("boot_context", map[string]any{"repo": "acme/api", "task": "fix CI"}); !strings.Contains(text, "rebuilt every Monday") {
+		t.Errorf("boot_context:\n%s", text)
 	}
 }
