@@ -190,9 +190,11 @@ func answerError(resp *http.Response) error {
 	return fmt.Errorf("lore serve: %s (%s)", e.Error, resp.Status)
 }
 
-// notHere is the error of a method a machine does not ask the server for.
+// notHere is the error of a method a machine does not ask the server
+// for: not a usage error (the command was right), a failure that says
+// where to do it.
 func notHere(what, instead string) error {
-	return lore.Errorf(lore.EINVALID, "lore serve does not take %s from a machine: %s", what, instead)
+	return fmt.Errorf("lore serve does not take %s from a machine: %s", what, instead)
 }
 
 func filter(f lore.Filter) serve.Filter { return serve.Filter(f) }

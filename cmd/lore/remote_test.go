@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -155,6 +156,30 @@ func TestRemoteStore(t *testing.T) {
 		t.Errorf("measure: exit %d %q %q", r.code, r.stdout, r.err)
 	}
 
+	if r := runLoreStdin(t, env, "", "edit", candidate.ID, "--text", "The walrus queue keeps messages for 14 days"); r.code != 0 {
+		t.Errorf("edit: exit %d %q", r.code, r.err)
+	}
+	if it, _ := s.store(t).Item(context.Background(), candidate.ID); !strings.Contains(it.Text, "14 days") {
+		t.Errorf("edited item on the server: %q", it.Text)
+	}
+	out := t.TempDir()
+	if r := runLoreStdin(t, env, "", "export", out); r.code != 0 {
+		t.Errorf("export: exit %d %q", r.code, r.err)
+	}
+	exported := false
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			exported = exported || strings.Contains(string(b), "14 days")
+		}
+		return err
+	})
+	if !exported {
+		t.Error("the export holds no edited item")
+	}
+	if r := runLoreStdin(t, env, "", "forget", "--session", "claude-code:s1"); r.code != 1 || !strings.Contains(r.err, "run it on the server") {
+		t.Errorf("forget: exit %d %q", r.code, r.err)
+	}
 	r = runLoreStdin(t, env, "", "status", "--json")
 	var status statusReport
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &status) != nil || !status.Store.Remote || status.Store.Items["active"] != 2 {
