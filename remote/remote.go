@@ -186,6 +186,9 @@ func answerError(resp *http.Response) error {
 	switch e.Code {
 	case lore.EINVALID, lore.ENOTFOUND, lore.ECONFLICT:
 		return &lore.Error{Code: e.Code, Message: e.Error}
+	case "too_large":
+		// What was sent is wrong as it is, as for an invalid one.
+		return &lore.Error{Code: lore.EINVALID, Message: e.Error}
 	}
 	return fmt.Errorf("lore serve: %s (%s)", e.Error, resp.Status)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/lorehq/lore/internal/atomicfile"
 	"github.com/lorehq/lore/internal/iostreams"
 	"github.com/lorehq/lore/remote"
+	"github.com/lorehq/lore/serve"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -230,7 +231,7 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 	bar := newCountProgress(opts.IO, "pushing transcripts")
 	for i := range todo {
 		p := &todo[i]
-		err := pushOne(ctx, st, p, &sum)
+		err := pushOne(ctx, st, p, &sum, errOut)
 		switch {
 		case err == nil:
 			ss.Sent[p.path] = p.fp
@@ -391,7 +392,7 @@ func uploadName(p string) string {
 
 // pushOne sends a transcript, redacted on this machine first, with its
 // sessions' repository when they share one.
-func pushOne(ctx context.Context, st *remote.Store, p *pending, sum *pushSummary) error {
+func pushOne(ctx context.Context, st *remote.Store, p *pending, sum *pushSummary, errOut io.Writer) error {
 	b, err := os.ReadFile(p.path)
 	if err != nil {
 		return err
@@ -408,6 +409,11 @@ func pushOne(ctx context.Context, st *remote.Store, p *pending, sum *pushSummary
 	up, err := st.Upload(ctx, uploadName(p.path), transcriptRepo(ctx, p.path), []byte(red))
 	if err != nil {
 		return err
+	}
+	if up.State == serve.UploadFailed {
+		// Kept on the server, which failed to harvest it: sending it again
+		// as it is would not help.
+		fmt.Fprintf(errOut, "%s: sent; the server could not harvest it: %s\n", p.path, up.Error)
 	}
 	sum.Sessions += up.Sessions
 	if up.Harvest != nil {

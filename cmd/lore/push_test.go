@@ -155,6 +155,17 @@ func TestPush(t *testing.T) {
 		t.Errorf("the server keeps %v, want the two transcripts", uploads)
 	}
 
+	// A file the server cannot read as a transcript is refused, and not
+	// sent again until it changes.
+	junk := filepath.Join(t.TempDir(), "notes.jsonl")
+	os.WriteFile(junk, []byte("not a transcript\n"), 0o600)
+	if r := runLoreStdin(t, env, "", "push", junk); r.code != 1 || !strings.Contains(r.stdout, "1 refused") || !strings.Contains(r.err, "refused by the server") {
+		t.Errorf("push of a file that is no transcript: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	if r := runLoreStdin(t, env, "", "push", junk); r.code != 0 || !strings.Contains(r.stdout, "nothing new") {
+		t.Errorf("push of it again: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+
 	// Not a server: push says what it needs.
 	if r := runLoreStdin(t, map[string]string{"LORE_HOME": home}, "", "push", dir); r.code != 2 || !strings.Contains(r.err, "LORE_STORE") {
 		t.Errorf("push to a file store: exit %d %q", r.code, r.err)
