@@ -53,7 +53,8 @@ Nothing is sent twice: a transcript goes when it is new or has changed since
 it was last sent ($LORE_HOME/push-state.json remembers each by size, time and
 hash). Each is redacted on this machine before it leaves; the server redacts
 it again. Transcripts the server cannot take (a folder, a database, a
-compressed file) are passed over.
+compressed file) are passed over, as are the sessions lore's settings leave
+alone (sessions.exclude_agents, sessions.exclude_paths).
 
 When the server cannot be reached, what was not sent is queued in the state
 file, and the next push sends the queue first. lore's SessionEnd hook pushes
@@ -165,7 +166,7 @@ type pushSummary struct {
 	Sent     int `json:"sent"`
 	Queued   int `json:"queued"`
 	Refused  int `json:"refused"`
-	Skipped  int `json:"skipped"` // not text the server can take
+	Skipped  int `json:"skipped"` // not text the server can take, or left alone by the settings
 	Sessions int `json:"sessions_harvested"`
 	ItemsNew int `json:"items_new"`
 	// Redactions counts the secrets redacted on this machine.
@@ -206,6 +207,10 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 		return err
 	}
 	ss := state.server(st.URL())
+	cfg, err := loadConfig(opts.Env)
+	if err != nil {
+		return err
+	}
 	errOut, out := io.Writer(redactingWriter{opts.IO.ErrOut}), io.Writer(redactingWriter{opts.IO.Out})
 	if opts.LogSession != "" {
 		errOut = &stampWriter{w: errOut, session: secrets.String(opts.LogSession)}
@@ -231,8 +236,11 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 	bar := newCountProgress(opts.IO, "pushing transcripts")
 	for i := range todo {
 		p := &todo[i]
-		err := pushOne(ctx, st, p, &sum, errOut)
+		err := pushOne(ctx, st, cfg, p, &sum, errOut)
 		switch {
+		case errors.Is(err, errLeftAlone):
+			ss.dequeue(p.path)
+			sum.Skipped++
 		case err == nil:
 			ss.Sent[p.path] = p.fp
 			ss.dequeue(p.path)
@@ -244,7 +252,7 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 			ss.Sent[p.path] = p.fp
 			ss.dequeue(p.path)
 			sum.Refused++
-			fmt.Fprintf(errOut, "%s: refused by the server: %s\n", p.path, err)
+			fmt.Fprintf(errOut, "%s: not sent: %s\n", p.path, err)
 		default:
 			// Offline, or the server failed or refused the token: this and
 			// the rest wait for the next push.
@@ -283,7 +291,7 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 			line += fmt.Sprintf(", %d refused", sum.Refused)
 		}
 		if sum.Skipped > 0 {
-			line += fmt.Sprintf(", %d passed over (not a text transcript)", sum.Skipped)
+			line += fmt.Sprintf(", %d passed over (not a text transcript, or left alone by the settings)", sum.Skipped)
 		}
 		fmt.Fprintln(out, line)
 	}
@@ -390,9 +398,30 @@ func uploadName(p string) string {
 	return name
 }
 
+// errLeftAlone is pushOne's error for a transcript the settings leave
+// alone (sessions.exclude_agents, sessions.exclude_paths).
+var errLeftAlone = errors.New("left alone by the settings")
+
 // pushOne sends a transcript, redacted on this machine first, with its
-// sessions' repository when they share one.
-func pushOne(ctx context.Context, st *remote.Store, p *pending, sum *pushSummary, errOut io.Writer) error {
+// sessions' repository when they share one (worked out here, where git
+// can be asked). One that lore cannot read, or of a session the settings
+// leave alone, is not sent.
+func pushOne(ctx context.Context, st *remote.Store, cfg config, p *pending, sum *pushSummary, errOut io.Writer) error {
+	sessions, err := transcript.Read(ctx, p.path, transcript.Options{})
+	if err != nil {
+		return lore.Errorf(lore.EINVALID, "lore reads no session in it: %v", err)
+	}
+	repo := ""
+	for i, s := range sessions {
+		if cfg.excluded(s) {
+			return errLeftAlone
+		}
+		if i == 0 {
+			repo = s.Repo
+		} else if s.Repo != repo {
+			repo = ""
+		}
+	}
 	b, err := os.ReadFile(p.path)
 	if err != nil {
 		return err
@@ -406,7 +435,7 @@ func pushOne(ctx context.Context, st *remote.Store, p *pending, sum *pushSummary
 	for _, k := range n {
 		sum.Redactions += k
 	}
-	up, err := st.Upload(ctx, uploadName(p.path), transcriptRepo(ctx, p.path), []byte(red))
+	up, err := st.Upload(ctx, uploadName(p.path), repo, []byte(red))
 	if err != nil {
 		return err
 	}
@@ -421,21 +450,4 @@ func pushOne(ctx context.Context, st *remote.Store, p *pending, sum *pushSummary
 	}
 	p.fp.At = time.Now().UTC()
 	return nil
-}
-
-// transcriptRepo is the repository of a transcript's sessions, worked out
-// here where git can be asked, when they share one; "" otherwise.
-func transcriptRepo(ctx context.Context, path string) string {
-	sessions, err := transcript.Read(ctx, path, transcript.Options{})
-	if err != nil {
-		return ""
-	}
-	repo := ""
-	for _, s := range sessions {
-		if s.Repo == "" || (repo != "" && s.Repo != repo) {
-			return ""
-		}
-		repo = s.Repo
-	}
-	return repo
 }

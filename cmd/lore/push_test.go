@@ -159,11 +159,21 @@ func TestPush(t *testing.T) {
 	// sent again until it changes.
 	junk := filepath.Join(t.TempDir(), "notes.jsonl")
 	os.WriteFile(junk, []byte("not a transcript\n"), 0o600)
-	if r := runLoreStdin(t, env, "", "push", junk); r.code != 1 || !strings.Contains(r.stdout, "1 refused") || !strings.Contains(r.err, "refused by the server") {
+	if r := runLoreStdin(t, env, "", "push", junk); r.code != 1 || !strings.Contains(r.stdout, "1 refused") || !strings.Contains(r.err, "not sent") {
 		t.Errorf("push of a file that is no transcript: exit %d %q %q", r.code, r.stdout, r.err)
 	}
 	if r := runLoreStdin(t, env, "", "push", junk); r.code != 0 || !strings.Contains(r.stdout, "nothing new") {
 		t.Errorf("push of it again: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+
+	// A session the settings leave alone stays here.
+	private := t.TempDir()
+	writePushSession(t, private, "0b6c1a52-6f0e-4c7e-9b1a-000000000005", "")
+	if r := runLoreStdin(t, env, "", "config", "set", "sessions.exclude_paths", private+"/*"); r.code != 0 {
+		t.Fatalf("config set: %q", r.err)
+	}
+	if r := runLoreStdin(t, env, "", "push", private); r.code != 0 || !strings.Contains(r.stdout, "1 passed over") || s.harvested(t, "000000000005") {
+		t.Errorf("push of an excluded session: exit %d %q %q", r.code, r.stdout, r.err)
 	}
 
 	// Not a server: push says what it needs.
