@@ -2,59 +2,28 @@ package remote_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/servetest"
 	"github.com/lorehq/lore/internal/storetest"
+	"github.com/lorehq/lore/internal/synth"
 	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/serve"
-	"github.com/lorehq/lore/sqlite"
 )
 
-// server is lore serve over a real SQLite store in a temporary folder.
-type server struct {
-	t     *testing.T
-	teams *sqlite.Teams
-	url   string
-	dir   string
-}
-
-func newServer(t *testing.T, now func() time.Time) *server {
+// client is a remote store of the server with a new token of team and
+// scope.
+func client(t *testing.T, s *servetest.Server, team string, scope lore.TokenScope) *remote.Store {
 	t.Helper()
-	dir := t.TempDir()
-	teams, err := sqlite.OpenTeams(context.Background(), filepath.Join(dir, "lore.db"), sqlite.Options{Now: now})
+	st, err := remote.Open(s.URL, remote.Options{Token: s.Token(team, scope)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { teams.Close() })
-	srv, err := serve.New(teams, serve.Options{UploadDir: filepath.Join(dir, "uploads"), Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return &server{t: t, teams: teams, url: hs.URL, dir: dir}
-}
-
-// client is a remote store with a new token of team and scope.
-func (s *server) client(team string, scope lore.TokenScope) *remote.Store {
-	s.t.Helper()
-	secret, hash := lore.NewToken()
-	if _, err := s.teams.AddToken(context.Background(), lore.Token{Team: team, Scope: scope, Name: team}, hash); err != nil {
-		s.t.Fatal(err)
-	}
-	st, err := remote.Open(s.url, remote.Options{Token: secret})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	s.t.Cleanup(func() { st.Close() })
+	t.Cleanup(func() { st.Close() })
 	return st
 }
 
@@ -79,14 +48,14 @@ var applies = []string{
 
 func TestConformance(t *testing.T) {
 	storetest.RunOnly(t, func(t *testing.T, now func() time.Time) lore.Store {
-		return newServer(t, now).client("acme", lore.ScopeWrite)
+		return client(t, servetest.Start(t, now), "acme", lore.ScopeWrite)
 	}, applies...)
 }
 
 // Two teams' tokens see their own team's items and no other's.
 func TestTeamIsolation(t *testing.T) {
-	s := newServer(t, time.Now)
-	acme, other := s.client("acme", lore.ScopeWrite), s.client("other", lore.ScopeWrite)
+	s := servetest.Start(t, nil)
+	acme, other := client(t, s, "acme", lore.ScopeWrite), client(t, s, "other", lore.ScopeWrite)
 	ctx := context.Background()
 	res, err := acme.Add(ctx, []lore.Item{{Text: "The walrus queue keeps messages for 7 days", Category: lore.CategoryFact, Confidence: 0.8, Status: lore.StatusActive}})
 	if err != nil {
@@ -108,9 +77,9 @@ func TestTeamIsolation(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	s := newServer(t, time.Now)
+	s := servetest.Start(t, nil)
 	ctx := context.Background()
-	read := s.client("acme", lore.ScopeRead)
+	read := client(t, s, "acme", lore.ScopeRead)
 	_, err := read.Add(ctx, []lore.Item{{Text: "The walrus queue keeps messages for 7 days", Category: lore.CategoryFact}})
 	if err == nil || !strings.Contains(err.Error(), "LORE_TOKEN is refused") || !strings.Contains(err.Error(), "write") {
 		t.Errorf("add with a read token: %v", err)
@@ -119,7 +88,7 @@ func TestErrors(t *testing.T) {
 		t.Errorf("missing item: %v, want not found", err)
 	}
 	secret, _ := lore.NewToken()
-	unknown, err := remote.Open(s.url, remote.Options{Token: secret})
+	unknown, err := remote.Open(s.URL, remote.Options{Token: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,10 +135,10 @@ func TestErrors(t *testing.T) {
 // An uploaded transcript is harvested; its records, episodes and items
 // are read back through the store's methods.
 func TestUploadHarvests(t *testing.T) {
-	s := newServer(t, time.Now)
+	s := servetest.Start(t, nil)
 	ctx := context.Background()
-	st := s.client("acme", lore.ScopeWrite)
-	up, err := st.Upload(ctx, "5d1e0c55.jsonl", "acme/api", []byte(claudeSession("5d1e0c55-2b7e-4f0e-9d7a-000000000001")))
+	st := client(t, s, "acme", lore.ScopeWrite)
+	up, err := st.Upload(ctx, "5d1e0c55.jsonl", "acme/api", []byte(synth.ClaudePushSession("5d1e0c55-2b7e-4f0e-9d7a-000000000001", "/home/dev/api", "Push the fix to main")))
 	if err != nil || up.State != serve.UploadHarvested {
 		t.Fatalf("upload: %+v, %v", up, err)
 	}
@@ -192,27 +161,4 @@ func TestUploadHarvests(t *testing.T) {
 	if err != nil || n == 0 {
 		t.Errorf("the upload's items: %d, %v", n, err)
 	}
-}
-
-// claudeSession is a Claude Code transcript in which git push fails on a
-// protected branch and pushing a branch works.
-func claudeSession(id string) string {
-	head := fmt.Sprintf(`"sessionId":%q,"cwd":"/home/dev/api","gitBranch":"main","version":"2.1.30","isSidechain":false`, id)
-	line := func(n int, typ, msg string) string {
-		return fmt.Sprintf(`{%s,"type":%q,"uuid":"u%d","timestamp":"2026-03-01T10:00:%02d.000Z","message":%s}`, head, typ, n, n, msg)
-	}
-	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	assistant := func(content string) string {
-		return `{"model":"claude-opus-4-6","id":"msg","type":"message","role":"assistant","content":[` + content + `],"usage":{"input_tokens":4,"output_tokens":16}}`
-	}
-	const pushOutput = "remote: error: GH006: Protected branch update failed for refs/heads/main.\nTo github.com:acme/api.git\n ! [remote rejected] main -> main (protected branch hook declined)"
-	lines := []string{
-		line(1, "user", `{"role":"user","content":"Push the fix to main"}`),
-		line(2, "assistant", assistant(`{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"git push origin main"}}`)),
-		line(3, "user", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":`+q(pushOutput)+`,"is_error":true}]}`),
-		line(4, "assistant", assistant(`{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"git push -u origin fix-retry"}}`)),
-		line(5, "user", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"branch 'fix-retry' set up to track 'origin/fix-retry'.","is_error":false}]}`),
-		line(6, "assistant", assistant(`{"type":"text","text":"main is protected: pushed the branch fix-retry instead; open a pull request from it."}`)),
-	}
-	return strings.Join(lines, "\n") + "\n"
 }

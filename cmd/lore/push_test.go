@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -14,36 +13,17 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/synth"
 )
 
-// writePushSession writes a Claude Code transcript of session id, in a
-// folder named api, that fails to push to main and pushes a branch: a
-// pitfall for harvest. extra is a line the user wrote, to plant secrets in.
-func writePushSession(t *testing.T, dir, id, extra string) string {
+// writePushSession writes synth.ClaudePushSession of session id, in a
+// folder named api, to dir; user is what the user wrote (secrets planted).
+func writePushSession(t *testing.T, dir, id, user string) string {
 	t.Helper()
 	cwd := filepath.Join(dir, "api")
 	os.MkdirAll(cwd, 0o755)
-	line := func(i int, typ string, msg any) string {
-		b, _ := json.Marshal(map[string]any{"type": typ, "uuid": fmt.Sprint("u", i), "sessionId": id,
-			"cwd": cwd, "version": "2.0.1", "timestamp": fmt.Sprintf("2026-09-03T10:00:%02d.000Z", i), "message": msg})
-		return string(b)
-	}
-	call := func(tid, cmd string) map[string]any {
-		return map[string]any{"id": "msg_" + tid, "role": "assistant", "model": "claude-sonnet-4", "content": []any{
-			map[string]any{"type": "tool_use", "id": tid, "name": "Bash", "input": map[string]any{"command": cmd, "description": "push"}}}}
-	}
-	result := func(tid, out string, failed bool) map[string]any {
-		return map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": tid, "content": out, "is_error": failed}}}
-	}
-	lines := []string{
-		line(1, "user", map[string]any{"role": "user", "content": "Push the retry fix. " + extra}),
-		line(2, "assistant", call("toolu_1", "git push origin main")),
-		line(3, "user", result("toolu_1", pushError, true)),
-		line(4, "assistant", call("toolu_2", "git push -u origin fix-retry")),
-		line(5, "user", result("toolu_2", "branch 'fix-retry' set up to track 'origin/fix-retry'.", false)),
-	}
 	p := filepath.Join(dir, id+".jsonl")
-	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(synth.ClaudePushSession(id, cwd, "Push the retry fix. "+user)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -108,17 +88,17 @@ func TestPush(t *testing.T) {
 	}
 
 	// The server down: the new session is queued, exit 1.
-	s.stop()
+	s.Stop()
 	writePushSession(t, dir, "0b6c1a52-6f0e-4c7e-9b1a-000000000002", "")
 	r = runLoreStdin(t, env, "", "push", dir)
 	if r.code != 1 || !strings.Contains(r.stdout, "0 sent") || !strings.Contains(r.stdout, "1 queued") {
 		t.Fatalf("push with the server down: exit %d %q %q", r.code, r.stdout, r.err)
 	}
-	if st := readPushState(t, home); len(st.Servers[s.url].Queue) != 1 || !strings.HasSuffix(st.Servers[s.url].Queue[0], "000000000002.jsonl") {
-		t.Errorf("the queue: %+v", st.Servers[s.url])
+	if st := readPushState(t, home); len(st.Servers[s.URL].Queue) != 1 || !strings.HasSuffix(st.Servers[s.URL].Queue[0], "000000000002.jsonl") {
+		t.Errorf("the queue: %+v", st.Servers[s.URL])
 	}
 	// Up again: a push of nothing new sends the queue.
-	s.start()
+	s.Restart()
 	r = runLoreStdin(t, env, "", "push", t.TempDir())
 	if r.code != 0 || !strings.Contains(r.stdout, "1 sent") {
 		t.Fatalf("push after: exit %d %q %q", r.code, r.stdout, r.err)
@@ -126,12 +106,12 @@ func TestPush(t *testing.T) {
 	if !s.harvested(t, "000000000002") {
 		t.Error("the queued session was not harvested")
 	}
-	if st := readPushState(t, home); len(st.Servers[s.url].Queue) != 0 {
-		t.Errorf("the queue after: %+v", st.Servers[s.url].Queue)
+	if st := readPushState(t, home); len(st.Servers[s.URL].Queue) != 0 {
+		t.Errorf("the queue after: %+v", st.Servers[s.URL].Queue)
 	}
 
 	// No planted secret reached the server, on its disk or in its store.
-	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -151,7 +131,7 @@ func TestPush(t *testing.T) {
 		}
 		return nil
 	})
-	if uploads, _ := filepath.Glob(filepath.Join(s.dir, "uploads", "acme", "*")); len(uploads) != 2 {
+	if uploads, _ := filepath.Glob(filepath.Join(s.Dir, "uploads", "acme", "*")); len(uploads) != 2 {
 		t.Errorf("the server keeps %v, want the two transcripts", uploads)
 	}
 
@@ -208,7 +188,7 @@ func TestSessionEndPushes(t *testing.T) {
 	}
 	in := `{"session_id":"0b6c1a52-6f0e-4c7e-9b1a-000000000003","transcript_path":"` + src + `","cwd":"/tmp","hook_event_name":"SessionEnd","reason":"exit"}`
 	r := runIn(t, testEnv(t.TempDir(), env), in, startTestBinary, "harvest", "--from-hook")
-	if r.code != 0 || r.stdout != "" || len(started) < 4 || started[0] != "push" || started[1] != src || started[3] != s.url {
+	if r.code != 0 || r.stdout != "" || len(started) < 4 || started[0] != "push" || started[1] != src || started[3] != s.URL {
 		t.Fatalf("exit %d, %q, %q, started %v", r.code, r.stdout, r.err, started)
 	}
 	for _, a := range started {
@@ -227,7 +207,7 @@ func TestSessionEndPushes(t *testing.T) {
 
 	// The server down: the hook still exits 0 at once, and the push it
 	// starts queues the session.
-	s.stop()
+	s.Stop()
 	src2 := writePushSession(t, t.TempDir(), "0b6c1a52-6f0e-4c7e-9b1a-000000000004", "")
 	in = strings.ReplaceAll(in, src, src2)
 	if r := runIn(t, testEnv(t.TempDir(), env), in, startTestBinary, "harvest", "--from-hook"); r.code != 0 || r.stdout != "" {
@@ -236,7 +216,7 @@ func TestSessionEndPushes(t *testing.T) {
 	for {
 		b, _ := os.ReadFile(filepath.Join(home, pushStateFile))
 		if strings.Contains(string(b), "000000000004.jsonl") {
-			if st := readPushState(t, home); len(st.Servers[s.url].Queue) == 1 {
+			if st := readPushState(t, home); len(st.Servers[s.URL].Queue) == 1 {
 				break
 			}
 		}

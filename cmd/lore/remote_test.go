@@ -1,97 +1,38 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/serve"
-	"github.com/lorehq/lore/sqlite"
+	"github.com/lorehq/lore/internal/servetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// teamServer is lore serve in-process over a real SQLite store in a
-// temporary folder, with a write token of the team acme. It can be
-// stopped and started again at the same address.
+// teamServer is lore serve in-process, with a write token of the team
+// acme.
 type teamServer struct {
-	t     *testing.T
-	srv   *serve.Server
-	http  *http.Server
-	addr  string
-	url   string
-	teams *sqlite.Teams
-	dir   string // the server's folder: lore.db, and uploads/
+	*servetest.Server
 	token string
 }
 
 func newTeamServer(t *testing.T) *teamServer {
-	t.Helper()
-	dir := t.TempDir()
-	teams, err := sqlite.OpenTeams(context.Background(), filepath.Join(dir, "lore.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { teams.Close() })
-	srv, err := serve.New(teams, serve.Options{UploadDir: filepath.Join(dir, "uploads")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret, hash := lore.NewToken()
-	if _, err := teams.AddToken(context.Background(), lore.Token{Team: "acme", Scope: lore.ScopeWrite, Name: "laptop"}, hash); err != nil {
-		t.Fatal(err)
-	}
-	s := &teamServer{t: t, srv: srv, addr: "127.0.0.1:0", teams: teams, dir: dir, token: secret}
-	s.start()
-	s.url = "http://" + s.addr
-	t.Cleanup(s.stop)
-	return s
+	s := servetest.Start(t, nil)
+	return &teamServer{s, s.Token("acme", lore.ScopeWrite)}
 }
-
-// start serves at the server's address (a free one the first time).
-func (s *teamServer) start() {
-	s.t.Helper()
-	var l net.Listener
-	var err error
-	for range 50 { // the port of a server just stopped can take a moment
-		if l, err = net.Listen("tcp", s.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	s.addr = l.Addr().String()
-	s.http = &http.Server{Handler: s.srv}
-	go s.http.Serve(l)
-}
-
-func (s *teamServer) stop() { s.http.Close() }
 
 // env is a machine whose store is the server's.
 func (s *teamServer) env() map[string]string {
-	return map[string]string{"LORE_STORE": s.url, "LORE_TOKEN": s.token}
+	return map[string]string{"LORE_STORE": s.URL, "LORE_TOKEN": s.token}
 }
 
 // store is the team's store on the server.
-func (s *teamServer) store(t *testing.T) lore.Store {
-	t.Helper()
-	st, err := s.teams.Team(context.Background(), "acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
+func (s *teamServer) store(t *testing.T) lore.Store { return s.Store("acme") }
 
 // TestRemoteStore: add, search, list, show, promote, boot and the tool
 // hooks work on the server's store; what needs a local store says so.
@@ -185,7 +126,7 @@ func TestRemoteStore(t *testing.T) {
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &status) != nil || !status.Store.Remote || status.Store.Items["active"] != 2 {
 		t.Errorf("status: exit %d %q %q", r.code, r.stdout, r.err)
 	}
-	if r := runLoreStdin(t, env, "", "doctor"); !strings.Contains(r.stdout, "ok    store          lore serve at "+s.url+" answers: 2 active items") {
+	if r := runLoreStdin(t, env, "", "doctor"); !strings.Contains(r.stdout, "ok    store          lore serve at "+s.URL+" answers: 2 active items") {
 		t.Errorf("doctor: %q", r.stdout)
 	}
 
@@ -206,11 +147,11 @@ func TestRemoteStore(t *testing.T) {
 		t.Errorf("harvest: %q, want it to point to lore push", r.err)
 	}
 	// A refused token says what to do, and never shows itself.
-	bad := map[string]string{"LORE_STORE": s.url, "LORE_TOKEN": "lore_" + strings.Repeat("a", 52)}
+	bad := map[string]string{"LORE_STORE": s.URL, "LORE_TOKEN": "lore_" + strings.Repeat("a", 52)}
 	if r := runLoreStdin(t, bad, "", "search", "walrus"); r.code != 1 || !strings.Contains(r.err, "lore serve token create") || strings.Contains(r.err, "aaaa") {
 		t.Errorf("bad token: exit %d %q", r.code, r.err)
 	}
-	if r := runLoreStdin(t, map[string]string{"LORE_STORE": s.url}, "", "search", "walrus"); r.code == 0 || !strings.Contains(r.err, "LORE_TOKEN is missing") {
+	if r := runLoreStdin(t, map[string]string{"LORE_STORE": s.URL}, "", "search", "walrus"); r.code == 0 || !strings.Contains(r.err, "LORE_TOKEN is missing") {
 		t.Errorf("no token: exit %d %q", r.code, r.err)
 	}
 }
@@ -225,7 +166,7 @@ func TestRemoteHooksFailOpen(t *testing.T) {
 	if r := runLoreStdin(t, env, "", "add", "`git push origin main` fails with GH006 protected branch", "-c", "pitfall", "--repo", "api"); r.code != 0 {
 		t.Fatalf("add: %q", r.err)
 	}
-	s.stop()
+	s.Stop()
 	for name, run := range map[string]func() result{
 		"before-tool": func() result {
 			return runLoreStdin(t, env, preToolUse(dir, "git push origin main"), "recall", "--before-tool")
@@ -259,25 +200,9 @@ func TestRemoteMCP(t *testing.T) {
 	}
 	s := newTeamServer(t)
 	ctx := context.Background()
-	args, _ := json.Marshal([]string{"mcp", "--agent", "codex"})
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMCPProcessHelper$")
-	cmd.Env = append(os.Environ(), mcpArgsEnv+"="+string(args), "LORE_STORE="+s.url, "LORE_TOKEN="+s.token, "LORE_HOME="+t.TempDir())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v (stderr %q)", err, stderr.String())
-	}
+	cs, _ := startMCP(t, []string{"LORE_STORE=" + s.URL, "LORE_TOKEN=" + s.token, "LORE_HOME=" + t.TempDir()}, "mcp", "--agent", "codex")
 	defer cs.Close()
-	tools, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
-	if got := strings.Join(names, " "); got != "boot_context record_knowledge search_knowledge" {
+	if got := toolNames(t, cs); got != "boot_context record_knowledge search_knowledge" {
 		t.Errorf("tools %q", got)
 	}
 	call := func(name string, args map[string]any) string {
