@@ -175,6 +175,10 @@ type pushSummary struct {
 	Error      string   `json:"error,omitempty"` // why what is queued was not sent
 }
 
+// pushTimeout bounds the sending of one transcript: the server harvests
+// it before it answers, and a transcript can be tens of megabytes.
+const pushTimeout = 5 * time.Minute
+
 // pending is a transcript to send: new, changed, or queued.
 type pending struct {
 	path string
@@ -189,7 +193,9 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 	if !remote.IsURL(url) {
 		return usagef("lore push sends transcripts to a team's lore serve: pass --store https://host:7077 or set LORE_STORE, with LORE_TOKEN (on one machine, lore harvest)")
 	}
-	st, err := remote.Open(url, remote.Options{Token: getenv(opts.Env, "LORE_TOKEN"), Insecure: strings.TrimSpace(getenv(opts.Env, "LORE_INSECURE")) == "1"})
+	o := remoteOptions(opts.Env)
+	o.Timeout = pushTimeout
+	st, err := remote.Open(url, o)
 	if err != nil {
 		return storeError(err)
 	}

@@ -126,10 +126,15 @@ func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, wri
 // openRemote opens the team's store that lore serve at url keeps, with
 // the token in LORE_TOKEN. http:// beyond loopback needs LORE_INSECURE=1.
 func openRemote(env transcript.Env, url string) (lore.Store, error) {
-	return remote.Open(url, remote.Options{
+	return remote.Open(url, remoteOptions(env))
+}
+
+// remoteOptions are a server's client's options, from the environment.
+func remoteOptions(env transcript.Env) remote.Options {
+	return remote.Options{
 		Token:    getenv(env, "LORE_TOKEN"),
 		Insecure: strings.TrimSpace(getenv(env, "LORE_INSECURE")) == "1",
-	})
+	}
 }
 
 // missing reports whether there is no store at p yet: never for a
