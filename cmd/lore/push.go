@@ -140,7 +140,26 @@ func (s *pushState) server(url string) *serverState {
 	return ss
 }
 
+// save writes the state, merged into what is on disk: another push (a
+// hook's, for another session) may have written it since it was read,
+// and what that one sent or queued stays.
 func (s *pushState) save(path string) error {
+	if disk, err := loadPushState(path); err == nil {
+		for url, theirs := range disk.Servers {
+			ours := s.server(url)
+			for p, f := range theirs.Sent {
+				if mine, ok := ours.Sent[p]; !ok || f.At.After(mine.At) {
+					ours.Sent[p] = f
+				}
+			}
+			for _, p := range theirs.Queue {
+				// Queued there, and not sent since by this push.
+				if !ours.Sent[p].At.After(theirs.Sent[p].At) {
+					ours.queue(p)
+				}
+			}
+		}
+	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err

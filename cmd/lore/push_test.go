@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,42 @@ func TestSessionEndPushes(t *testing.T) {
 			t.Fatalf("the push did not queue the session; its log:\n%s", log)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Two pushes at once (two sessions ending): what each sent or queued
+// stays in the state file, whichever saves last.
+func TestPushStateMerges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), pushStateFile)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	const url = "https://lore.acme.dev:7077"
+	theirs := &pushState{Servers: map[string]*serverState{url: {
+		Sent:  map[string]pushedFile{"/a": {Hash: "a", At: t0}, "/b": {Hash: "b0", At: t0}, "/c": {Hash: "c0", At: t0}},
+		Queue: []string{"/b", "/c", "/d"}, // b and c changed since they went, d is new
+	}}}
+	ours := &pushState{Servers: map[string]*serverState{}}
+	ss := ours.server(url)
+	ss.Sent["/c"] = pushedFile{Hash: "c1", At: t0.Add(time.Minute)} // this push sent c as it now is
+	ss.Sent["/e"] = pushedFile{Hash: "e", At: t0.Add(time.Minute)}
+	ss.Queue = []string{"/f"}
+	if err := theirs.save(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := ours.save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := loadPushState(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got.server(url)
+	var sent []string
+	for p, f := range g.Sent {
+		sent = append(sent, p+"="+f.Hash)
+	}
+	slices.Sort(sent)
+	slices.Sort(g.Queue)
+	if strings.Join(sent, " ") != "/a=a /b=b0 /c=c1 /e=e" || strings.Join(g.Queue, " ") != "/b /d /f" {
+		t.Errorf("merged: sent %v, queue %v", sent, g.Queue)
 	}
 }
