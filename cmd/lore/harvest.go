@@ -172,7 +172,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 		errOut = &stampWriter{w: errOut, session: secrets.String(opts.LogSession)}
 		out = &stampWriter{w: out, session: secrets.String(opts.LogSession)}
 	}
-	if err := opts.local(opts.Env, "lore harvest", "use lore push, and the server harvests what it is sent"); err != nil {
+	if err := opts.local(opts.Env, "lore harvest works on a store on this machine", "use lore push, and the server harvests what it is sent"); err != nil {
 		return err
 	}
 	if err := pathsThere(errOut, opts.Paths); err != nil {

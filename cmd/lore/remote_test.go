@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/gittest"
 	"github.com/lorehq/lore/internal/servetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -139,6 +140,17 @@ func TestRemoteStore(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.err, "not on lore serve") || strings.Contains(r.err, s.token) {
 			t.Errorf("%v: exit %d %q", args, r.code, r.err)
 		}
+	}
+	// Guards stay on this machine: lore guard list says so; the check git's
+	// hook runs lets the commit go on, with a note.
+	repo := gittest.New(t)
+	repo.Write("a.go", "package a\n")
+	repo.Commit("first")
+	if r := runLoreStdin(t, env, "", "guard", "list", "--repo", repo.Dir); r.code != 1 || !strings.Contains(r.err, "not on lore serve") {
+		t.Errorf("guard list: exit %d %q", r.code, r.err)
+	}
+	if r := runLoreStdin(t, env, "", "guard", "check", "--repo", repo.Dir); r.code != 0 || !strings.Contains(r.err, "nothing checked") {
+		t.Errorf("guard check: exit %d %q", r.code, r.err)
 	}
 	if r := runLoreStdin(t, env, "", "serve"); r.code != 2 || !strings.Contains(r.err, "--store PATH") {
 		t.Errorf("serve: exit %d %q", r.code, r.err)

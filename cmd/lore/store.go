@@ -102,7 +102,7 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 // a store that keeps no such part is an error naming what (a journal).
 func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, write bool, what string) (T, lore.Store, error) {
 	var part T
-	if err := o.local(env, "the "+what, "pass --store PATH"); err != nil {
+	if err := o.local(env, "lore keeps its "+what+" in a store on this machine", "pass --store PATH"); err != nil {
 		return part, nil, err
 	}
 	var s lore.Store
@@ -147,15 +147,16 @@ func missing(p string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// local refuses a store that is a server's, for a command that needs the
-// store on this machine; instead says what to do.
-func (o *storeOptions) local(env transcript.Env, command, instead string) error {
+// local refuses a store that is a server's, for what needs the store on
+// this machine (needs: "lore harvest works on a store on this machine");
+// instead says what to do.
+func (o *storeOptions) local(env transcript.Env, needs, instead string) error {
 	p, err := o.storePath(env)
 	if err != nil {
 		return err
 	}
 	if remote.IsURL(p) {
-		return fmt.Errorf("%s works on a store on this machine, not on lore serve at %s: %s", command, p, instead)
+		return fmt.Errorf("%s, not on lore serve at %s: %s", needs, p, instead)
 	}
 	return nil
 }
