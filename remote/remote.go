@@ -90,7 +90,7 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Close does nothing: a request holds nothing open beyond itself.
+// Close lets go of the connections kept for the next request.
 func (s *Store) Close() error {
 	s.http.CloseIdleConnections()
 	return nil
