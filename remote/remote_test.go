@@ -3,6 +3,9 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +163,31 @@ func TestUploadHarvests(t *testing.T) {
 	n, err := st.Count(ctx, lore.Filter{Repo: "acme/api", AnyStatus: true})
 	if err != nil || n == 0 {
 		t.Errorf("the upload's items: %d, %v", n, err)
+	}
+}
+
+// Over HTTPS, the server's certificate is checked against the roots the
+// client trusts: the system's by default, which do not hold a test's.
+func TestHTTPS(t *testing.T) {
+	s := servetest.Start(t, nil)
+	ts := httptest.NewUnstartedServer(s.Handler)
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake the test makes fail
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	token := s.Token("acme", lore.ScopeRead)
+	st, err := remote.Open(ts.URL, remote.Options{Token: token, Client: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Count(context.Background(), lore.Filter{}); err != nil {
+		t.Errorf("count over HTTPS: %v", err)
+	}
+	untrusting, err := remote.Open(ts.URL, remote.Options{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u *remote.Unreachable
+	if _, err := untrusting.Count(context.Background(), lore.Filter{}); !errors.As(err, &u) || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("a certificate the system does not trust: %v", err)
 	}
 }

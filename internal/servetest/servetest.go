@@ -22,9 +22,10 @@ type Server struct {
 	Teams *sqlite.Teams
 	// Dir is the server's folder: lore.db, the teams' stores, uploads/.
 	Dir string
+	// Handler answers the API, for a test that serves it otherwise (TLS).
+	Handler *serve.Server
 
 	t       testing.TB
-	handler *serve.Server
 	addr    string
 	http    *http.Server
 }
@@ -43,7 +44,7 @@ func Start(t testing.TB, now func() time.Time) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Teams: teams, Dir: dir, t: t, handler: h, addr: "127.0.0.1:0"}
+	s := &Server{Teams: teams, Dir: dir, Handler: h, t: t, addr: "127.0.0.1:0"}
 	s.Restart()
 	s.URL = "http://" + s.addr
 	t.Cleanup(s.Stop)
@@ -88,6 +89,6 @@ func (s *Server) Restart() {
 		s.t.Fatal(err)
 	}
 	s.addr = l.Addr().String()
-	s.http = &http.Server{Handler: s.handler}
+	s.http = &http.Server{Handler: s.Handler}
 	go s.http.Serve(l)
 }
