@@ -782,7 +782,11 @@ func (h *harvester) halt(err error) {
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 300 {
-		s = s[:300] + "…"
+		n := 300
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // not inside a character
+		}
+		s = s[:n] + "…"
 	}
 	return s
 }

@@ -20,9 +20,16 @@ func FuzzServe(f *testing.F) {
 		`{"command":"git push origin main","repo":"acme/api"}`,
 		`{"tool":"Bash","input":{"command":"go test"},"output":"FAIL\nexit status 1"}`,
 		`{"text":"reworded","reactivate":true}`,
+		`{"queries":[{"text":"walrus","filter":{"repo":"acme/api","statuses":["active"]},"limit":5}]}`,
+		`{"filter":{"category":"gossip","statuses":["maybe"],"no_repo":true},"limit":3,"after":"zz"}`,
+		`{"filter":{},"signatures":["x"],"command":"git push","limit":2}`,
+		`{"signature":"s","text":"protected branch","before":"2026-01-01T00:00:00Z"}`,
+		`{"at":"2026-03-01T10:00:00Z","session":"s","items":["abc"],"kind":"before-tool"}`,
+		`{"by":"abcd"}`,
 		`{"items":null}`, `[]`, `"`, `{`, "", "\x00\xff", `{"type":"user","message":{"role":"user","content":"hi"}}`,
 	} {
 		f.Add(s, "q=walrus&limit=3")
+		f.Add(s, "") // the query routes take a body alone
 	}
 	e := newEnv(f, Options{UploadLimit: 1 << 16})
 	w := e.token("acme", lore.ScopeWrite)
@@ -36,6 +43,16 @@ func FuzzServe(f *testing.F) {
 		{"GET", "/v1/search"},
 		{"GET", "/v1/items"},
 		{"GET", "/v1/boot"},
+		{"POST", "/v1/query/searches"},
+		{"POST", "/v1/query/items"},
+		{"POST", "/v1/query/best"},
+		{"POST", "/v1/query/count"},
+		{"POST", "/v1/query/recall"},
+		{"POST", "/v1/query/episodes"},
+		{"POST", "/v1/boots"},
+		{"GET", "/v1/boots"},
+		{"GET", "/v1/harvested"},
+		{"POST", "/v1/items/" + res[0].ID + "/supersede"},
 	}
 	f.Fuzz(func(t *testing.T, body, query string) {
 		for _, rt := range routes {

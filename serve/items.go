@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/lorehq/lore"
 )
@@ -35,27 +36,7 @@ func (s *Server) listItems(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	after := strings.ToLower(q.Get("after"))
-	page := ItemPage{Items: []lore.Item{}}
-	more := false
-	err = c.store.Items(ctx, f, func(it lore.Item) error {
-		if it.ID <= after {
-			return nil
-		}
-		if len(page.Items) == limit {
-			more = true
-			return errPageFull
-		}
-		page.Items = append(page.Items, it)
-		return nil
-	})
-	if err != nil && !errors.Is(err, errPageFull) {
-		return nil, fmt.Errorf("list items: %w", err)
-	}
-	if more {
-		page.Next = page.Items[len(page.Items)-1].ID
-	}
-	return page, nil
+	return itemPage(ctx, c.store, f, strings.ToLower(q.Get("after")), limit)
 }
 
 func (s *Server) getItem(ctx context.Context, c *call) (any, error) {
@@ -85,6 +66,8 @@ type NewItem struct {
 	// Session and Position say which session taught it, when one did.
 	Session  string `json:"session,omitempty"`
 	Position int    `json:"position,omitempty"`
+	// Expires is when the item stops being handed out; absent: never.
+	Expires time.Time `json:"expires,omitzero"`
 }
 
 // AddRequest is POST /v1/items's body.
@@ -150,7 +133,8 @@ func (s *Server) addItems(ctx context.Context, c *call) (any, error) {
 
 // newItem checks an item to add as lore add checks its flags.
 func newItem(n NewItem) (lore.Item, error) {
-	it := lore.Item{Text: n.Text, Repo: strings.TrimSpace(n.Repo), Signature: n.Signature, Tags: n.Tags, Confidence: lore.DefaultConfidence}
+	it := lore.Item{Text: n.Text, Repo: strings.TrimSpace(n.Repo), Signature: n.Signature, Tags: n.Tags, Confidence: lore.DefaultConfidence,
+		Expires: n.Expires}
 	c, err := lore.ParseCategory(n.Category)
 	if err != nil {
 		return it, err
@@ -250,4 +234,35 @@ func reviewer(t lore.Token) string {
 		name = "token " + t.ID
 	}
 	return name + " via lore serve"
+}
+
+// SupersedeRequest is POST /v1/items/{id}/supersede's body: the item
+// that replaces it.
+type SupersedeRequest struct {
+	By string `json:"by"`
+}
+
+// supersede marks an item superseded by another, as lore add
+// --supersedes does.
+func (s *Server) supersede(ctx context.Context, c *call) (any, error) {
+	var in SupersedeRequest
+	if err := s.body(c, &in); err != nil {
+		return nil, err
+	}
+	id, byID := strings.ToLower(c.r.PathValue("id")), strings.ToLower(in.By)
+	if !lore.ValidIDPrefix(id) || !lore.ValidIDPrefix(byID) {
+		return nil, invalidf("%q superseded by %q: want item ids (4 to 24 hex digits)", id, byID)
+	}
+	old, err := c.store.Item(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	by, err := c.store.Item(ctx, byID)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.store.Supersede(ctx, old.ID, by.ID); err != nil {
+		return nil, err
+	}
+	return c.store.Item(ctx, old.ID)
 }

@@ -92,9 +92,22 @@ func (s *Server) routes() {
 	s.handle("POST /v1/items/{id}/promote", lore.ScopeWrite, MaxJSON, s.review(lore.ReviewPromote))
 	s.handle("POST /v1/items/{id}/retire", lore.ScopeWrite, MaxJSON, s.review(lore.ReviewRetire))
 	s.handle("POST /v1/items/{id}/edit", lore.ScopeWrite, MaxJSON, s.review(lore.ReviewEdit))
+	s.handle("POST /v1/items/{id}/keep", lore.ScopeWrite, MaxJSON, s.review(lore.ReviewKeep))
+	s.handle("POST /v1/items/{id}/supersede", lore.ScopeWrite, MaxJSON, s.supersede)
 	s.handle("POST /v1/sessions", lore.ScopeWrite, -1, s.upload)
 	s.handle("GET /v1/harvest", lore.ScopeRead, 0, s.harvestStatus)
 	s.handle("GET /v1/measure", lore.ScopeRead, 0, s.measure)
+	// A lore.Store over the API, for lore on another machine (store.go).
+	s.handle("POST /v1/query/searches", lore.ScopeRead, MaxJSON, s.searches)
+	s.handle("POST /v1/query/items", lore.ScopeRead, MaxJSON, s.queryItems)
+	s.handle("POST /v1/query/best", lore.ScopeRead, MaxJSON, s.best)
+	s.handle("POST /v1/query/count", lore.ScopeRead, MaxJSON, s.count)
+	s.handle("POST /v1/query/recall", lore.ScopeRead, MaxJSON, s.recallItems)
+	s.handle("POST /v1/query/episodes", lore.ScopeRead, MaxJSON, s.episodes)
+	s.handle("GET /v1/boots", lore.ScopeRead, 0, s.boots)
+	s.handle("POST /v1/boots", lore.ScopeRead, MaxJSON, s.recordBootRoute)
+	s.handle("GET /v1/harvests", lore.ScopeRead, 0, s.harvests)
+	s.handle("GET /v1/harvested", lore.ScopeRead, 0, s.harvested)
 }
 
 // call is what a handler of the API is given: the request's token and

@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -84,9 +86,15 @@ func doctorRun(ctx context.Context, opts *doctorOptions) error {
 	}
 	exe, exeErr := opts.Executable()
 	var checks []doctorCheck
-	checks = append(checks, opts.checkStore(ctx, path), checkStoreFolder(path))
+	if remote.IsURL(path) {
+		// The team's server: it answers, and lore's folder (which keeps
+		// what lore push sent) is this user's alone.
+		checks = append(checks, opts.checkServer(ctx, path), checkStoreFolder(filepath.Join(loreHome(opts.Env), pushStateFile)))
+	} else {
+		checks = append(checks, opts.checkStore(ctx, path), checkStoreFolder(path))
+	}
 	checks = append(checks, checkHooks(opts.Env, exe, exeErr)...)
-	checks = append(checks, checkPath(opts.Env, exe, exeErr), checkHookLog(path))
+	checks = append(checks, checkPath(opts.Env, exe, exeErr), checkHookLog(hookLogPath(opts.Env, path)))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -300,9 +308,29 @@ func checkPath(env transcript.Env, exe string, exeErr error) doctorCheck {
 	return c
 }
 
-func checkHookLog(store string) doctorCheck {
+// checkServer asks the team's lore serve for its active items.
+func (opts *doctorOptions) checkServer(ctx context.Context, url string) doctorCheck {
+	c := doctorCheck{Name: "store"}
+	ctx, cancel := context.WithTimeout(ctx, remoteCheckTimeout)
+	defer cancel()
+	st, err := opts.openRead(ctx, opts.Env)
+	if err == nil {
+		defer st.Close()
+		var n int
+		if n, err = st.Count(ctx, lore.Filter{}); err == nil {
+			c.OK = true
+			c.Detail = fmt.Sprintf("lore serve at %s answers: %d active items in the token's team", url, n)
+			return c
+		}
+	}
+	c.Detail = oneLine(secrets.String(err.Error()), 300)
+	c.Fix = "check that lore serve runs at " + url + " and that LORE_TOKEN holds a token it made (lore serve token list on the server)"
+	return c
+}
+
+func checkHookLog(path string) doctorCheck {
 	c := doctorCheck{Name: "hook log"}
-	l := hookLog(store)
+	l := hookLog(path)
 	switch {
 	case !l.Exists:
 		c.OK = true

@@ -85,7 +85,9 @@ review what it learned (lore list, lore review, lore promote, lore edit, lore
 forget); hands the relevant part to the next session (lore boot, lore hooks
 install claude, lore mcp, lore context write); and measures whether that pays
 (lore measure, lore dashboard). lore status shows where you stand; lore doctor
-checks each piece and says how to fix what is broken.
+checks each piece and says how to fix what is broken. A team shares one store:
+lore serve on a server, and on each machine --store https://… (or LORE_STORE)
+with LORE_TOKEN, and lore push to send its sessions.
 
 Start with lore tour: the whole loop on built-in example sessions.
 
@@ -132,6 +134,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newImproveCmd(fac),
 		newGuardCmd(fac),
 		newServeCmd(fac, nil),
+		newPushCmd(fac, nil),
 		newUICmd(fac, nil),
 	)
 	groupCommands(root)
@@ -180,7 +183,7 @@ var commandGroups = []struct {
 	names     []string
 }{
 	{"read", "Read what agents left behind:", []string{"sessions", "sample", "tour"}},
-	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
+	{"learn", "Learn, and review what was learned:", []string{"harvest", "push", "list", "review", "promote", "edit", "forget", "add",
 		"search", "show", "export", "import", "journal", "improve", "guard"}},
 	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp", "serve"}},
 	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "ui", "prune", "version",

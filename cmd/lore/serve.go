@@ -13,6 +13,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/serve"
 	"github.com/lorehq/lore/transcript"
 )
@@ -110,6 +111,9 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	p, err := opts.storePath(opts.Env)
 	if err != nil {
 		return err
+	}
+	if remote.IsURL(p) {
+		return usagef("lore serve keeps the team's store on this machine, not at %s: pass --store PATH", p)
 	}
 	limit, _ := parseSize(opts.UploadLimit)
 	secure := opts.TLSCert != ""

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -36,6 +37,9 @@ func (o *tokenOptions) openTokens(ctx context.Context) (lore.Teams, error) {
 	p, err := o.storePath(o.Env)
 	if err != nil {
 		return nil, err
+	}
+	if remote.IsURL(p) {
+		return nil, usagef("lore serve token works on the server's store file, not at %s: run it on the server, with --store PATH", p)
 	}
 	return o.openTeams(ctx, p)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -96,6 +97,8 @@ type storeStatus struct {
 	SessionsHarvested int            `json:"sessions_harvested"`
 	LastHarvest       *string        `json:"last_harvest"`
 	Error             string         `json:"error,omitempty"`
+	// Remote says the store is a team's lore serve (Path its address).
+	Remote bool `json:"remote,omitempty"`
 
 	lastHarvest time.Time
 }
@@ -168,7 +171,7 @@ func gatherStatus(ctx context.Context, env transcript.Env, so *storeOptions) (st
 	rep.Agents = agentsFound(env)
 	rep.Hooks = hooksInstalled(env)
 	rep.Context = contextFiles(env)
-	rep.HookLog = hookLog(path)
+	rep.HookLog = hookLog(hookLogPath(env, path))
 	rep.Next = nextStepOf(rep)
 	return rep, ctx.Err()
 }
@@ -179,15 +182,22 @@ func storeState(ctx context.Context, so *storeOptions, env transcript.Env, path 
 	for _, status := range lore.Statuses {
 		s.Items[string(status)] = 0
 	}
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s
+	if remote.IsURL(path) {
+		s.Exists, s.Remote = true, true
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, remoteCheckTimeout)
+		defer cancel()
+	} else {
+		fi, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return s
+		}
+		if err != nil {
+			s.Error = err.Error()
+			return s
+		}
+		s.Exists, s.Bytes = true, fi.Size()
 	}
-	if err != nil {
-		s.Error = err.Error()
-		return s
-	}
-	s.Exists, s.Bytes = true, fi.Size()
 	st, err := so.openRead(ctx, env)
 	if err != nil {
 		s.Error = err.Error()
@@ -364,8 +374,21 @@ const hookLogTail = 5
 // hookLogScan is how much of the log's end is read: the last runs.
 const hookLogScan = 64 << 10
 
-func hookLog(store string) hookLogStatus {
-	l := hookLogStatus{Path: filepath.Join(filepath.Dir(store), hookLogName), Tail: []string{}, Errors: []string{}}
+// remoteCheckTimeout bounds what status and doctor ask a team's server.
+const remoteCheckTimeout = 5 * time.Second
+
+// hookLogPath is the log of what the SessionEnd hook starts: the
+// harvests' beside the store, or the pushes' in lore's folder when the
+// store is a team's server.
+func hookLogPath(env transcript.Env, store string) string {
+	if remote.IsURL(store) {
+		return filepath.Join(loreHome(env), "hook-push.log")
+	}
+	return filepath.Join(filepath.Dir(store), hookLogName)
+}
+
+func hookLog(path string) hookLogStatus {
+	l := hookLogStatus{Path: path, Tail: []string{}, Errors: []string{}}
 	fi, err := os.Stat(l.Path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return l
@@ -531,7 +554,11 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 	case !s.Exists:
 		fmt.Fprintf(w, "store     %s: none yet\n", short(s.Path))
 	default:
-		fmt.Fprintf(w, "store     %s, %s\n", short(s.Path), humanBytes(s.Bytes))
+		if s.Remote {
+			fmt.Fprintf(w, "store     %s (the team's lore serve)\n", s.Path)
+		} else {
+			fmt.Fprintf(w, "store     %s, %s\n", short(s.Path), humanBytes(s.Bytes))
+		}
 		fmt.Fprintf(w, "          items: %d active, %d candidate, %d superseded, %d retired\n",
 			s.Items["active"], s.Items["candidate"], s.Items["superseded"], s.Items["retired"])
 		if s.SessionsHarvested == 0 {

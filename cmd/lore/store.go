@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -23,10 +24,11 @@ type storeOptions struct {
 }
 
 const storeHelp = `The store is $LORE_HOME/lore.db (LORE_HOME defaults to ~/.lore, created
-readable by you only); --store PATH or LORE_STORE choose another file.`
+readable by you only); --store PATH or LORE_STORE choose another file, or a
+team's lore serve (https://host:7077, with the token in LORE_TOKEN).`
 
 func (o *storeOptions) addFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
+	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path, or a lore serve's https:// URL (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
 }
 
 // loreHome is lore's folder: $LORE_HOME, else ~/.lore; "" with neither.
@@ -62,6 +64,8 @@ func (o *storeOptions) storePath(env transcript.Env) (string, error) {
 		p = filepath.Join(home, "lore.db")
 	}
 	switch {
+	case remote.IsURL(p):
+		return p, nil
 	case strings.HasPrefix(p, "postgres://"), strings.HasPrefix(p, "postgresql://"):
 		return "", usagef("PostgreSQL stores are not supported by this build of lore yet; --store takes a file path")
 	case strings.HasPrefix(p, "sqlite://"):
@@ -82,6 +86,9 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 	if err != nil {
 		return nil, err
 	}
+	if remote.IsURL(p) {
+		return openRemote(env, p)
+	}
 	if mustExist {
 		if err := existing(p); err != nil {
 			return nil, err
@@ -95,6 +102,9 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 // a store that keeps no such part is an error naming what (a journal).
 func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, write bool, what string) (T, lore.Store, error) {
 	var part T
+	if err := o.local(env, "lore keeps its "+what+" in a store on this machine", "pass --store PATH"); err != nil {
+		return part, nil, err
+	}
 	var s lore.Store
 	var err error
 	if write {
@@ -113,9 +123,47 @@ func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, wri
 	return part, s, nil
 }
 
+// openRemote opens the team's store that lore serve at url keeps, with
+// the token in LORE_TOKEN. http:// beyond loopback needs LORE_INSECURE=1.
+func openRemote(env transcript.Env, url string) (lore.Store, error) {
+	return remote.Open(url, remoteOptions(env))
+}
+
+// remoteOptions are a server's client's options, from the environment.
+func remoteOptions(env transcript.Env) remote.Options {
+	return remote.Options{
+		Token:    getenv(env, "LORE_TOKEN"),
+		Insecure: strings.TrimSpace(getenv(env, "LORE_INSECURE")) == "1",
+	}
+}
+
+// missing reports whether there is no store at p yet: never for a
+// server's, which answers for itself.
+func missing(p string) bool {
+	if remote.IsURL(p) {
+		return false
+	}
+	_, err := os.Stat(p)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// local refuses a store that is a server's, for what needs the store on
+// this machine (needs: "lore harvest works on a store on this machine");
+// instead says what to do.
+func (o *storeOptions) local(env transcript.Env, needs, instead string) error {
+	p, err := o.storePath(env)
+	if err != nil {
+		return err
+	}
+	if remote.IsURL(p) {
+		return fmt.Errorf("%s, not on lore serve at %s: %s", needs, p, instead)
+	}
+	return nil
+}
+
 // existing fails when there is no store at p.
 func existing(p string) error {
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+	if missing(p) {
 		return fmt.Errorf("no knowledge store at %s yet: lore add or lore import creates it", p)
 	}
 	return nil
@@ -128,6 +176,9 @@ func (o *storeOptions) openRead(ctx context.Context, env transcript.Env) (lore.S
 	p, err := o.storePath(env)
 	if err != nil {
 		return nil, err
+	}
+	if remote.IsURL(p) {
+		return openRemote(env, p)
 	}
 	if err := existing(p); err != nil {
 		return nil, err
