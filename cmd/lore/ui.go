@@ -69,6 +69,11 @@ SIGTERM it lets the requests in flight finish and exits 0.
 }
 
 func uiRun(ctx context.Context, opts *uiOptions) error {
+	// The sessions pages read transcripts on this machine, by the paths
+	// the harvest records of a local store hold.
+	if err := opts.local(opts.Env, "lore ui shows a store on this machine", "pass --store PATH"); err != nil {
+		return err
+	}
 	st, err := opts.open(ctx, opts.Env, false)
 	if err != nil {
 		return err

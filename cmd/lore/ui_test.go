@@ -24,6 +24,9 @@ func TestUIAddr(t *testing.T) {
 			t.Errorf("lore ui --addr %s: exit %d, %q; want 2", addr, r.code, r.err)
 		}
 	}
+	if r := runLore(t, home, "ui", "--store", "https://lore.acme.dev"); r.code != 1 || !strings.Contains(r.err, "on this machine") {
+		t.Errorf("lore ui on a server's store: exit %d, %q; want 1", r.code, r.err)
+	}
 }
 
 // TestUIRun: lore ui prints an address with its token, opens nothing,
