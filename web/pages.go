@@ -18,7 +18,8 @@ func (v *view) dashboard(w http.ResponseWriter, r *http.Request) {
 }
 
 // dashboardFrame is measure's dashboard page, computed at each request
-// from the store and the sessions, as lore measure computes it, without
+// from the store and the sessions, as lore dashboard computes it (with
+// lore improve's rounds on the repository of ImproveDir), without
 // the replay (which harvests every session again: too slow for a page).
 func (v *view) dashboardFrame(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -35,6 +36,7 @@ func (v *view) dashboardFrame(w http.ResponseWriter, r *http.Request) {
 		v.fail(w, r, fmt.Errorf("measure: %w", err))
 		return
 	}
+	m.Improve = measure.ImproveRounds(ctx, v.opts.ImproveDir)
 	var b bytes.Buffer
 	if err := measure.RenderDashboard(&b, m); err != nil {
 		v.fail(w, r, err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lorehq/lore/improve"
 	"github.com/lorehq/lore/measure"
 )
 
@@ -63,7 +62,7 @@ func dashboardRun(ctx context.Context, opts *dashboardOptions) error {
 	if err != nil {
 		return err
 	}
-	m.Improve = improvePoints(ctx, opts.Env.Cwd)
+	m.Improve = measure.ImproveRounds(ctx, opts.Env.Cwd)
 	if err := measure.WriteDashboard(opts.Out, m); err != nil {
 		return fmt.Errorf("dashboard: %w", err)
 	}
@@ -75,21 +74,4 @@ func dashboardRun(ctx context.Context, opts *dashboardOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "%s\n%s\n%s\n", md, js, page)
 	return nil
-}
-
-// improvePoints are the points after every round of lore improve on the
-// repository of dir; none outside a repository or where it never ran.
-func improvePoints(ctx context.Context, dir string) []measure.ImprovePoints {
-	if dir == "" {
-		return nil
-	}
-	s, _, err := improve.ReadStatus(ctx, dir)
-	if err != nil {
-		return nil
-	}
-	var ps []measure.ImprovePoints
-	for _, p := range s.OverTime {
-		ps = append(ps, measure.ImprovePoints{Round: p.Round, At: p.At, Total: p.Total, Max: p.Max, Outcome: p.Outcome})
-	}
-	return ps
 }
