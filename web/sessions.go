@@ -24,6 +24,7 @@ const sessionsPage = 100
 // harvests and boots recorded.
 type sessionRow struct {
 	ID, Agent, Path string
+	Repo            string // from its boots: harvest records name none
 	Harvested       time.Time
 	Items           int      // items its harvests gave
 	Extractors      []string // who harvested it
@@ -80,6 +81,9 @@ func (v *view) knownSessions(ctx context.Context, only string) ([]*sessionRow, [
 		}
 		r := row(b.Session)
 		r.Boots++
+		if b.Repo != "" {
+			r.Repo = b.Repo
+		}
 		r.Handed += len(b.Items)
 		r.Withheld = r.Withheld || b.Withheld
 		r.Last = later(r.Last, b.At)

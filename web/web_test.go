@@ -57,6 +57,7 @@ func newFixture(t *testing.T) *fixture {
 			lore.Evidence{Session: session, Position: 3}),
 		mk("The deploy script prints "+hostile+" on failure", lore.CategoryFact, lore.StatusCandidate, 0.3),
 	}
+	items[0].Tags = []string{lore.TagFixedIn + "3f9a2c1", "documented"}
 	if _, err := st.Import(ctx, items); err != nil {
 		t.Fatal(err)
 	}
@@ -166,10 +167,10 @@ func TestPages(t *testing.T) {
 		{"/?sort=nonsense", 400, []string{"no sort"}},
 		{"/?conf=2", 400, []string{"confidence from 0 to 1"}},
 		{"/items/" + f.candidate, 200, []string{"Pushing to main", `href="/sessions/` + session + `#m3"`, "Promote", "candidate"}},
-		{"/items/" + f.active[:6], 200, []string{"make check", "Confidence", "0.90"}},
+		{"/items/" + f.active[:6], 200, []string{"make check", "Confidence", "0.90", "fixed in <code>3f9a2c1</code>", `<span class="tag">documented</span>`}},
 		{"/items/ffffffffffff", 404, []string{"Not Found"}},
 		{"/items/not-an-id", 404, []string{"not an item id"}},
-		{"/sessions", 200, []string{session, "1 (1 items)"}},
+		{"/sessions", 200, []string{session, "1 (1 items)", "<td>acme/api</td>"}},
 		{"/sessions/" + session, 200, []string{"git push origin main", "<details", "[REDACTED:", "remote: HTTP 405", `id="m3"`}},
 		{"/sessions/claude-code:nope", 404, []string{"knows no session"}},
 		{"/dashboard", 200, []string{`src="/dashboard/frame"`}},
@@ -354,5 +355,42 @@ func TestTranscriptGone(t *testing.T) {
 	code, body := c.get("/sessions/" + session)
 	if code != 200 || !strings.Contains(body, "transcript is gone") {
 		t.Errorf("a session whose transcript is gone: %d\n%s", code, body)
+	}
+}
+
+func TestJournalAndImprove(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := f.store.LogAttempts(ctx, []lore.Attempt{
+		{Repo: "acme/api", Task: "make the flaky upload test pass", Approach: "retry the upload", Outcome: lore.AttemptFailure, Files: []string{"upload_test.go"}},
+		{Repo: "acme/api", Task: "speed up the " + hostile + " build", Outcome: lore.AttemptSuccess},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, f.store, Options{ImproveDir: t.TempDir()})
+	for _, tc := range []struct {
+		path        string
+		wants, nots []string
+	}{
+		{"/journal", []string{"make the flaky upload test pass", "retry the upload", "&lt;script&gt;"}, []string{"<script"}},
+		{"/journal?outcome=success", []string{"speed up the"}, []string{"flaky upload"}},
+		{"/journal?q=flaky+upload+test", []string{"make the flaky upload test pass"}, nil},
+		{"/improve", []string{`class="error"`}, nil},
+	} {
+		code, body := c.get(tc.path)
+		if code != 200 {
+			t.Errorf("GET %s: %d", tc.path, code)
+		}
+		for _, w := range tc.wants {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: no %q in the page", tc.path, w)
+			}
+		}
+		for _, n := range tc.nots {
+			if strings.Contains(body, n) {
+				t.Errorf("GET %s: %q in the page", tc.path, n)
+			}
+		}
 	}
 }
