@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/harvest"
+	"github.com/lorehq/lore/internal/redact"
 )
 
 // Paging of the knowledge list.
@@ -206,13 +208,14 @@ func sortItems(items []lore.Item, by string) {
 
 // itemBody is an item's page.
 type itemBody struct {
-	Item    lore.Item
-	FixedIn []string // commits of the item's fixed-in: tags
-	Tags    []string // its other tags
-	Related []lore.Item
-	Missing []string // related ids no longer stored
-	Error   string   // what went wrong with the action just asked
-	Text    string   // the edit form's text
+	Item     lore.Item
+	FixedIn  []string // commits of the item's fixed-in: tags
+	Tags     []string // its other tags
+	Related  []lore.Item
+	Missing  []string // related ids no longer stored
+	Excerpts []string // parallel to the evidence: what the first maxExcerpts sessions said
+	Error    string   // what went wrong with the action just asked
+	Text     string   // the edit form's text
 }
 
 func (v *view) item(w http.ResponseWriter, r *http.Request) {
@@ -239,6 +242,10 @@ func (v *view) showItem(w http.ResponseWriter, r *http.Request, status int, errT
 			b.Tags = append(b.Tags, t)
 		}
 	}
+	b.Excerpts = make([]string, len(it.Evidence))
+	for i, e := range it.Evidence[:min(len(it.Evidence), maxExcerpts)] {
+		b.Excerpts[i] = cut(harvest.Excerpt(ctx, v.store, e), 400)
+	}
 	for _, id := range it.Related[:min(len(it.Related), 50)] {
 		rel, err := v.store.Item(ctx, id)
 		switch {
@@ -252,6 +259,20 @@ func (v *view) showItem(w http.ResponseWriter, r *http.Request, status int, errT
 		}
 	}
 	v.render(w, r, status, "item", "Item "+it.ID[:min(12, len(it.ID))], b)
+}
+
+// maxExcerpts is how many of an item's sessions its page quotes: each is
+// read from its transcript, as lore show reads them.
+const maxExcerpts = 3
+
+// cut is s on one line, cut to about n bytes, never inside a secret's
+// marker.
+func cut(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:redact.Cut(s, n)] + "…"
 }
 
 // lookup reads the item the path names; an id that is not one is not

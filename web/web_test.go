@@ -52,7 +52,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	items := []lore.Item{
 		mk("make check runs the linters and the tests", lore.CategoryFact, lore.StatusActive, 0.9,
-			lore.Evidence{Session: "claude-code:other-a", Position: 1}, lore.Evidence{Session: "claude-code:other-b", Position: 2}),
+			lore.Evidence{Session: "claude-code:other-a", Position: 1}, lore.Evidence{Session: "claude-code:other-b", Position: 2},
+			lore.Evidence{Session: "claude-code:other-c", Position: 3}, lore.Evidence{Session: "claude-code:other-d", Position: 4}),
 		mk("Pushing to main returns HTTP 405: open a pull request", lore.CategoryPitfall, lore.StatusCandidate, 0.4,
 			lore.Evidence{Session: session, Position: 3}),
 		mk("The deploy script prints "+hostile+" on failure", lore.CategoryFact, lore.StatusCandidate, 0.3),
@@ -163,11 +164,11 @@ func TestPages(t *testing.T) {
 		{"/?status=candidate", 200, []string{"Candidates", "Pushing to main returns HTTP 405"}},
 		{"/?q=pull+request&status=any", 200, []string{"Pushing to main returns HTTP 405"}},
 		{"/?status=any&sort=sources&conf=0.35", 200, []string{"make check", "Pushing to main"}},
-		{"/?status=any&sources=2", 200, []string{"make check"}},
+		{"/?status=any&sources=4", 200, []string{"make check"}},
 		{"/?sort=nonsense", 400, []string{"no sort"}},
 		{"/?conf=2", 400, []string{"confidence from 0 to 1"}},
-		{"/items/" + f.candidate, 200, []string{"Pushing to main", `href="/sessions/` + session + `#m3"`, "Promote", "candidate"}},
-		{"/items/" + f.active[:6], 200, []string{"make check", "Confidence", "0.90", "fixed in <code>3f9a2c1</code>", `<span class="tag">documented</span>`}},
+		{"/items/" + f.candidate, 200, []string{"Pushing to main", `href="/sessions/` + session + `#m3"`, "<blockquote>Pushing to main returns HTTP 405; I will open a pull request.</blockquote>", "Promote", "candidate"}},
+		{"/items/" + f.active[:6], 200, []string{"make check", "Confidence", "0.90", "claude-code:other-d", "4 sessions", "fixed in <code>3f9a2c1</code>", `<span class="tag">documented</span>`}},
 		{"/items/ffffffffffff", 404, []string{"Not Found"}},
 		{"/items/not-an-id", 404, []string{"not an item id"}},
 		{"/sessions", 200, []string{session, "1 (1 items)", "<td>acme/api</td>"}},
@@ -188,6 +189,25 @@ func TestPages(t *testing.T) {
 			if !strings.Contains(body, w) {
 				t.Errorf("GET %s: no %q in the page", tc.path, w)
 			}
+		}
+	}
+}
+
+// TestFilters: what a filter leaves out is not on the page.
+func TestFilters(t *testing.T) {
+	f := newFixture(t)
+	c := newClient(t, f.store, Options{})
+	for path, not := range map[string]string{
+		"/?status=any&sources=4":        "Pushing to main",
+		"/?status=any&conf=0.5":         "Pushing to main",
+		"/?status=any&category=pitfall": "make check",
+		"/?status=candidate":            "make check",
+		"/":                             "Pushing to main",
+		"/?status=any&repo=other/repo":  "make check",
+		"/?q=linters&status=any":        "Pushing to main",
+	} {
+		if code, body := c.get(path); code != 200 || strings.Contains(body, not) {
+			t.Errorf("GET %s: %d, and %q is on the page: %v", path, code, not, strings.Contains(body, not))
 		}
 	}
 }

@@ -392,20 +392,3 @@ func TestHarvestKeepsReviews(t *testing.T) {
 		t.Errorf("show prints no excerpt of the message the item came from:\n%s", out)
 	}
 }
-
-func TestMessageText(t *testing.T) {
-	for _, tt := range []struct {
-		m    lore.Message
-		want string
-	}{
-		{lore.Message{Text: "Running the tests:", ToolCalls: []lore.ToolCall{{Name: "Bash", Input: `{"command":"make test"}`}}},
-			`Running the tests: · Bash {"command":"make test"}`},
-		{lore.Message{ToolCalls: []lore.ToolCall{{Name: "Bash", Input: "make"}}, ToolResults: []lore.ToolResult{{Output: "ok"}}}, "Bash make"},
-		{lore.Message{ToolResults: []lore.ToolResult{{Output: "FAIL"}, {Output: "ok"}}}, "FAIL · ok"},
-		{lore.Message{Text: "  "}, ""},
-	} {
-		if got := messageText(tt.m); got != tt.want {
-			t.Errorf("messageText(%+v) = %q, want %q", tt.m, got, tt.want)
-		}
-	}
-}

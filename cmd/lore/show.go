@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -110,7 +109,7 @@ func printItem(ctx context.Context, w io.Writer, s lore.Store, it lore.Item) err
 		}
 		row(k, fmt.Sprintf("%s message %d", e.Session, e.Position))
 		if i < maxExcerpts {
-			if x := excerpt(ctx, s, e); x != "" {
+			if x := oneLine(harvest.Excerpt(ctx, s, e), 240); x != "" {
 				row("", "  “"+x+"”")
 			}
 		}
@@ -156,55 +155,3 @@ func describeReview(r lore.Review) string {
 // maxExcerpts is how many of an item's sessions show the message they
 // taught it: each is read from its transcript.
 const maxExcerpts = 3
-
-// maxExcerptFile is the largest transcript an excerpt is read from:
-// showing an item must not read a long agent's whole history.
-const maxExcerptFile = 32 << 20
-
-// excerpt returns, in a line and redacted, the message evidence e cites,
-// read from the transcript file the rules harvested its session from; ""
-// when the session was not harvested so (added by hand, by a model), its
-// transcript is gone, changed, a folder or larger than maxExcerptFile.
-func excerpt(ctx context.Context, s lore.Store, e lore.Evidence) string {
-	rec, ok, err := s.Harvested(ctx, e.Session, harvest.Rules{}.Name())
-	if err != nil || !ok || rec.Path == "" {
-		return ""
-	}
-	if fi, err := os.Stat(rec.Path); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxExcerptFile {
-		return ""
-	}
-	sessions, err := transcript.Read(ctx, rec.Path, transcript.Options{Messages: true})
-	if err != nil {
-		return ""
-	}
-	for _, ss := range sessions {
-		if ss.ID != e.Session {
-			continue
-		}
-		for _, m := range ss.Messages {
-			if m.Index == e.Position {
-				return oneLine(secrets.String(messageText(m)), 240)
-			}
-		}
-	}
-	return ""
-}
-
-// messageText is what a message says: its text and its tool calls, else
-// its tool results.
-func messageText(m lore.Message) string {
-	var parts []string
-	if strings.TrimSpace(m.Text) != "" {
-		parts = append(parts, m.Text)
-	}
-	for _, c := range m.ToolCalls {
-		parts = append(parts, c.Name+" "+c.Input)
-	}
-	if len(parts) > 0 {
-		return strings.Join(parts, " · ")
-	}
-	for _, r := range m.ToolResults {
-		parts = append(parts, r.Output)
-	}
-	return strings.Join(parts, " · ")
-}
