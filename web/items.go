@@ -215,6 +215,7 @@ type itemBody struct {
 	Missing  []string // related ids no longer stored
 	Excerpts []string // parallel to the evidence: what the first maxExcerpts sessions said
 	Error    string   // what went wrong with the action just asked
+	Held     bool     // the edit just made was held
 	Text     string   // the edit form's text
 }
 
@@ -231,7 +232,7 @@ func (v *view) showItem(w http.ResponseWriter, r *http.Request, status int, errT
 		v.fail(w, r, err)
 		return
 	}
-	b := itemBody{Item: it, Error: errText, Text: text}
+	b := itemBody{Item: it, Error: errText, Text: text, Held: r.URL.Query().Get("held") == "1"}
 	if text == "" {
 		b.Text = it.Text
 	}
@@ -326,5 +327,9 @@ func (v *view) act(w http.ResponseWriter, r *http.Request) {
 		v.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/items/"+it.ID, http.StatusSeeOther)
+	to := "/items/" + it.ID
+	if d.Hold {
+		to += "?held=1"
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
