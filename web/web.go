@@ -13,6 +13,7 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -48,8 +49,13 @@ type Options struct {
 // maxForm caps the body of a POST: a form with an item's text.
 const maxForm = 64 << 10
 
-// cookieName is the cookie that holds lore ui's session token.
-const cookieName = "lore_session"
+// cookieName is the cookie that holds lore ui's session token. A browser
+// sends a host's cookies to each of its ports, so the name has the port
+// in it: two lore ui on one machine do not sign each other out.
+func cookieName(r *http.Request) string {
+	_, port, _ := net.SplitHostPort(r.Host)
+	return "lore_session_" + port
+}
 
 //go:embed templates/*.html
 var templateFS embed.FS
@@ -120,7 +126,7 @@ func (v *view) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			v.login(w, r, t)
 			return
 		}
-		c, err := r.Cookie(cookieName)
+		c, err := r.Cookie(cookieName(r))
 		if err != nil || !equal(c.Value, v.opts.Token) {
 			v.render(w, r, http.StatusUnauthorized, "message", "Not signed in", message{
 				Heading: "Open the address lore ui printed",
@@ -159,7 +165,7 @@ func (v *view) login(w http.ResponseWriter, r *http.Request, token string) {
 		})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	u := *r.URL
 	q := u.Query()
 	q.Del("token")
@@ -172,7 +178,7 @@ func (v *view) login(w http.ResponseWriter, r *http.Request, token string) {
 // with this run's key.
 func (v *view) csrf(r *http.Request) string {
 	session := ""
-	if c, err := r.Cookie(cookieName); err == nil {
+	if c, err := r.Cookie(cookieName(r)); err == nil {
 		session = c.Value
 	}
 	m := hmac.New(sha256.New, v.csrfKey)

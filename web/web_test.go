@@ -257,6 +257,21 @@ func TestSession(t *testing.T) {
 	if len(ck) != 1 || !ck[0].HttpOnly || ck[0].SameSite != http.SameSiteStrictMode {
 		t.Errorf("the session cookie: %+v, want one, HttpOnly and SameSite=Strict", ck)
 	}
+	// Two views on one machine, one browser: signing in to one keeps the
+	// other signed in (cookies are the host's, whatever the port).
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	other := httptest.NewServer(New(f.store, Options{Token: "another-token"}))
+	defer other.Close()
+	for _, step := range []string{unauth.URL + "/?token=" + testToken, other.URL + "/?token=another-token", unauth.URL + "/", other.URL + "/"} {
+		resp, err := browser.Get(step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, _ := read(t, resp); code != http.StatusOK {
+			t.Errorf("GET %s with both signed in: %d", step, code)
+		}
+	}
 	if resp, err := http.Get(unauth.URL + "/static/style.css"); err != nil || resp.StatusCode != 200 {
 		t.Errorf("the style sheet without a session: %v", err)
 	}
@@ -355,11 +370,11 @@ func TestReadOnly(t *testing.T) {
 	}
 	// A right CSRF token does not make a read-only view write.
 	r := httptest.NewRequest("POST", "/items/"+f.candidate+"/promote", nil)
-	r.AddCookie(&http.Cookie{Name: cookieName, Value: testToken})
+	r.AddCookie(&http.Cookie{Name: cookieName(r), Value: testToken})
 	form := url.Values{"csrf": {h.(*view).csrf(r)}}
 	r = httptest.NewRequest("POST", "/items/"+f.candidate+"/promote", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.AddCookie(&http.Cookie{Name: cookieName, Value: testToken})
+	r.AddCookie(&http.Cookie{Name: cookieName(r), Value: testToken})
 	if code, body := serve(h, r); code != http.StatusForbidden || !strings.Contains(body, "read-only") {
 		t.Errorf("promote on a read-only view: %d, want 403 saying it is read-only", code)
 	}
@@ -367,8 +382,8 @@ func TestReadOnly(t *testing.T) {
 
 // serve answers r with h, signed in.
 func serve(h http.Handler, r *http.Request) (int, string) {
-	if _, err := r.Cookie(cookieName); err != nil {
-		r.AddCookie(&http.Cookie{Name: cookieName, Value: testToken})
+	if _, err := r.Cookie(cookieName(r)); err != nil {
+		r.AddCookie(&http.Cookie{Name: cookieName(r), Value: testToken})
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
