@@ -24,6 +24,9 @@ const (
 	scanLimit = 2000
 	// searchLimit caps a search's hits.
 	searchLimit = 500
+	// maxPage is the last page the list goes to: a page further on would
+	// read that many items to show fifty.
+	maxPage = 200
 )
 
 // listQuery is the knowledge list's query string, parsed.
@@ -65,6 +68,9 @@ func parseList(r *http.Request) (listQuery, error) {
 		}
 	}
 	q.Page = max(q.Page, 1)
+	if err == nil && q.Page > maxPage {
+		err = lore.Errorf(lore.EINVALID, "page %d: the list goes to page %d (the first %d items); a filter or a search narrows it", q.Page, maxPage, maxPage*pageSize)
+	}
 	return q, err
 }
 
@@ -178,7 +184,7 @@ func (v *view) knowledge(w http.ResponseWriter, r *http.Request) {
 	if q.Page > 1 {
 		b.Prev = q.with("page", strconv.Itoa(q.Page-1))
 	}
-	if len(items) > to {
+	if len(items) > to && q.Page < maxPage {
 		b.Next = q.with("page", strconv.Itoa(q.Page+1))
 	}
 	for _, s := range []struct{ name, label string }{{"confidence", "Confidence"}, {"sources", "Sources"}, {"confirmed", "Last confirmed"}} {
