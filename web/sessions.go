@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -169,13 +170,32 @@ func (v *view) session(w http.ResponseWriter, r *http.Request) {
 	if b.Session != nil {
 		b.Session.Redact()
 		b.Calls = map[string]*lore.ToolResult{}
-		for _, m := range b.Session.Messages {
-			for _, res := range m.ToolResults {
-				b.Calls[res.CallID] = &res
+		for i := range b.Session.Messages {
+			m := &b.Session.Messages[i]
+			m.Text, m.Thinking = clip(m.Text), clip(m.Thinking)
+			for j := range m.ToolCalls {
+				m.ToolCalls[j].Input = clip(m.ToolCalls[j].Input)
+			}
+			for j := range m.ToolResults {
+				res := &m.ToolResults[j]
+				res.Output = clip(res.Output)
+				b.Calls[res.CallID] = res
 			}
 		}
 	}
 	v.render(w, r, http.StatusOK, "session", "Session "+id, b)
+}
+
+// maxText caps each text a session's page shows: a tool's output can be
+// megabytes, which a page need not carry.
+const maxText = 16 << 10
+
+// clip cuts a redacted text to maxText, never inside a secret's marker.
+func clip(s string) string {
+	if len(s) <= maxText {
+		return s
+	}
+	return s[:redact.Cut(s, maxText)] + "\n… (cut here: lore sessions show ID --full prints it whole)"
 }
 
 // readSession reads the session id from its transcript at path, with

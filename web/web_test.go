@@ -442,3 +442,20 @@ func TestJournalAndImprove(t *testing.T) {
 		}
 	}
 }
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("x ", maxText)
+	marker := strings.Repeat("y", maxText-5) + "[REDACTED:github-token] after"
+	for _, tc := range []struct {
+		in   string
+		want func(string) bool
+	}{
+		{"short", func(s string) bool { return s == "short" }},
+		{long, func(s string) bool { return len(s) < maxText+100 && strings.HasSuffix(s, "prints it whole)") }},
+		{marker, func(s string) bool { return !strings.Contains(s, "[REDACTED:gi") || strings.Contains(s, "[REDACTED:github-token]") }},
+	} {
+		if got := clip(tc.in); !tc.want(got) {
+			t.Errorf("clip of %d bytes: %q…", len(tc.in), got[max(0, len(got)-80):])
+		}
+	}
+}
