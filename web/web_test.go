@@ -452,7 +452,9 @@ func TestClip(t *testing.T) {
 	}{
 		{"short", func(s string) bool { return s == "short" }},
 		{long, func(s string) bool { return len(s) < maxText+100 && strings.HasSuffix(s, "prints it whole)") }},
-		{marker, func(s string) bool { return !strings.Contains(s, "[REDACTED:gi") || strings.Contains(s, "[REDACTED:github-token]") }},
+		{marker, func(s string) bool {
+			return !strings.Contains(s, "[REDACTED:gi") || strings.Contains(s, "[REDACTED:github-token]")
+		}},
 	} {
 		if got := clip(tc.in); !tc.want(got) {
 			t.Errorf("clip of %d bytes: %q…", len(tc.in), got[max(0, len(got)-80):])
