@@ -36,9 +36,9 @@ func newUICmd(fac *factory, runF func(context.Context, *uiOptions) error) *cobra
 		Long: `Serve the web view of the store on this machine: the knowledge, with search,
 filters and the candidates waiting for review; each item with its evidence and
 history, and buttons to promote, retire, restore and edit it (recorded on the
-item as by "web", and screened as lore edit screens); the sessions lore knows,
-each with its messages (secrets redacted); the measure dashboard; the journal
-and where lore improve stands.
+item as by "$USER via web", screened as lore edit screens); the sessions lore
+knows, each with its messages (secrets redacted); the measure dashboard; the
+journal and where lore improve stands.
 
 It listens on a loopback address only (--addr; port 0 is any free port) and
 prints the address to open on standard output, with a session token: the first
