@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lorehq/lore"
@@ -17,34 +18,53 @@ func (v *view) dashboard(w http.ResponseWriter, r *http.Request) {
 	v.render(w, r, http.StatusOK, "dashboard", "Dashboard", v.opts.Sessions != nil)
 }
 
-// dashboardFrame is measure's dashboard page, computed at each request
-// from the store and the sessions, as lore dashboard computes it (with
-// lore improve's rounds on the repository of ImproveDir), without
-// the replay (which harvests every session again: too slow for a page).
+// dashboardFresh is how long a computed dashboard is shown again before
+// it is computed anew: computing reads every session's transcript.
+const dashboardFresh = time.Minute
+
+// dashboardCache keeps the last dashboard computed, and lets one request
+// at a time compute it.
+type dashboardCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	page []byte
+}
+
+// dashboardFrame is measure's dashboard page, computed from the store and
+// the sessions as lore dashboard computes it (with lore improve's rounds
+// on the repository of ImproveDir), without the replay (which harvests
+// every session again: too slow for a page); at most once a minute.
 func (v *view) dashboardFrame(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	var sessions []*lore.Session
-	if v.opts.Sessions != nil {
-		var err error
-		if sessions, err = v.opts.Sessions(ctx); err != nil {
-			v.fail(w, r, fmt.Errorf("read sessions: %w", err))
+	c := &v.dash
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := v.opts.Now()
+	if c.page == nil || now.Sub(c.at) >= dashboardFresh || now.Before(c.at) {
+		var sessions []*lore.Session
+		if v.opts.Sessions != nil {
+			var err error
+			if sessions, err = v.opts.Sessions(ctx); err != nil {
+				v.fail(w, r, fmt.Errorf("read sessions: %w", err))
+				return
+			}
+		}
+		m, err := measure.Compute(ctx, sessions, v.store, measure.Options{Now: now})
+		if err != nil {
+			v.fail(w, r, fmt.Errorf("measure: %w", err))
 			return
 		}
-	}
-	m, err := measure.Compute(ctx, sessions, v.store, measure.Options{Now: v.opts.Now()})
-	if err != nil {
-		v.fail(w, r, fmt.Errorf("measure: %w", err))
-		return
-	}
-	m.Improve = measure.ImproveRounds(ctx, v.opts.ImproveDir)
-	var b bytes.Buffer
-	if err := measure.RenderDashboard(&b, m); err != nil {
-		v.fail(w, r, err)
-		return
+		m.Improve = measure.ImproveRounds(ctx, v.opts.ImproveDir)
+		var b bytes.Buffer
+		if err := measure.RenderDashboard(&b, m); err != nil {
+			v.fail(w, r, err)
+			return
+		}
+		c.page, c.at = b.Bytes(), now
 	}
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
+	w.Write(c.page)
 }
 
 // journalBody is the journal's page.

@@ -73,6 +73,7 @@ type view struct {
 	// csrfKey signs each session's CSRF token; it is new at every start,
 	// so a page from an earlier run cannot post.
 	csrfKey []byte
+	dash    dashboardCache
 }
 
 // New returns the web view of store, one team's. The caller closes store

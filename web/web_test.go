@@ -461,3 +461,25 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestDashboardFresh: the dashboard is computed again once a minute has
+// passed, not at every request.
+func TestDashboardFresh(t *testing.T) {
+	f := newFixture(t)
+	now := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	reads := 0
+	c := newClient(t, f.store, Options{
+		Now:      func() time.Time { return now },
+		Sessions: func(context.Context) ([]*lore.Session, error) { reads++; return nil, nil },
+	})
+	_, first := c.get("/dashboard/frame")
+	now = now.Add(30 * time.Second)
+	_, again := c.get("/dashboard/frame")
+	if reads != 1 || again != first {
+		t.Errorf("within the minute: %d reads of the sessions, the page the same: %v; want 1, the same", reads, again == first)
+	}
+	now = now.Add(time.Minute)
+	if _, later := c.get("/dashboard/frame"); reads != 2 || later == first {
+		t.Errorf("a minute on: %d reads, the page the same: %v; want 2, another", reads, later == first)
+	}
+}
