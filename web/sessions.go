@@ -151,6 +151,7 @@ type sessionBody struct {
 	Gone    string        // why it could not
 	Boots   []lore.Boot
 	Calls   map[string]*lore.ToolResult // each tool call's result, by call id
+	Cited   map[string]bool             // the handed items the agent cited (lore:ID)
 }
 
 func (v *view) session(w http.ResponseWriter, r *http.Request) {
@@ -182,8 +183,31 @@ func (v *view) session(w http.ResponseWriter, r *http.Request) {
 				b.Calls[res.CallID] = res
 			}
 		}
+		b.Cited = cited(b.Session, b.Boots)
 	}
 	v.render(w, r, http.StatusOK, "session", "Session "+id, b)
+}
+
+// cited is which of the items handed to the session its agent cited, as
+// measure's hit rate counts them.
+func cited(s *lore.Session, boots []lore.Boot) map[string]bool {
+	var prefixes []string
+	for _, m := range s.Messages {
+		if m.Role == lore.RoleAssistant {
+			prefixes = append(prefixes, lore.Citations(m.Text)...)
+		}
+	}
+	out := map[string]bool{}
+	for _, b := range boots {
+		for _, id := range b.Items {
+			for _, p := range prefixes {
+				if lore.Cites(p, id) {
+					out[id] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // maxText caps each text a session's page shows: a tool's output can be

@@ -72,7 +72,7 @@ func newFixture(t *testing.T) *fixture {
 		line("user", "u1", `"message":{"role":"user","content":"push with token `+secret+` and show `+strings.ReplaceAll(hostile, `"`, `\"`)+`"}`),
 		line("assistant", "a1", `"message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"git push origin main"}}],"usage":{"input_tokens":1,"output_tokens":2}},"requestId":"r1"`),
 		line("user", "u2", `"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"remote: HTTP 405 pushing to main","is_error":true}]}`),
-		line("assistant", "a2", `"message":{"id":"m2","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Pushing to main returns HTTP 405; I will open a pull request."}],"usage":{"input_tokens":1,"output_tokens":2}},"requestId":"r2"`),
+		line("assistant", "a2", `"message":{"id":"m2","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Pushing to main returns HTTP 405; I will open a pull request (lore:`+items[0].ID[:8]+`)."}],"usage":{"input_tokens":1,"output_tokens":2}},"requestId":"r2"`),
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
@@ -172,12 +172,12 @@ func TestPages(t *testing.T) {
 		{"/?page=2", 200, []string{"Nothing here"}},
 		{"/sessions?page=0", 400, []string{"want a page number"}},
 		{"/sessions?page=2", 200, []string{"page 2"}},
-		{"/items/" + f.candidate, 200, []string{"Pushing to main", `href="/sessions/` + session + `#m3"`, "<blockquote>Pushing to main returns HTTP 405; I will open a pull request.</blockquote>", "Promote", "candidate"}},
+		{"/items/" + f.candidate, 200, []string{"Pushing to main", `href="/sessions/` + session + `#m3"`, "<blockquote>Pushing to main returns HTTP 405; I will open a pull request (lore:", "Promote", "candidate"}},
 		{"/items/" + f.active[:6], 200, []string{"make check", "Confidence", "0.90", "claude-code:other-d", "4 sessions", "fixed in <code>3f9a2c1</code>", `<span class="tag">documented</span>`}},
 		{"/items/ffffffffffff", 404, []string{"Not Found"}},
 		{"/items/not-an-id", 404, []string{"not an item id"}},
 		{"/sessions", 200, []string{session, "1 (1 items)", "<td>acme/api</td>"}},
-		{"/sessions/" + session, 200, []string{"git push origin main", "<details", "[REDACTED:", "remote: HTTP 405", `id="m3"`}},
+		{"/sessions/" + session, 200, []string{"git push origin main", "</a> (cited)", "<details", "[REDACTED:", "remote: HTTP 405", `id="m3"`}},
 		{"/sessions/claude-code:nope", 404, []string{"knows no session"}},
 		{"/dashboard", 200, []string{`src="/dashboard/frame"`}},
 		{"/dashboard/frame", 200, []string{"<svg"}},
