@@ -49,6 +49,7 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	metrics *metrics
+	ui      http.Handler
 }
 
 // New returns a server over teams. The caller closes teams after the
@@ -72,6 +73,7 @@ func New(teams lore.Teams, opts Options) (*Server, error) {
 	}
 	s := &Server{teams: teams, opts: opts, log: log, mux: http.NewServeMux(), metrics: newMetrics()}
 	s.routes()
+	s.ui = newUI(s)
 	return s, nil
 }
 
@@ -174,8 +176,14 @@ func (s *Server) authorize(r *http.Request, need lore.TokenScope) (lore.Token, e
 		return lore.Token{}, &apiError{http.StatusUnauthorized, codeUnauthorized,
 			"no bearer token: send Authorization: Bearer lore_… (lore serve token create makes one)"}
 	}
-	hash := lore.HashToken(strings.TrimSpace(secret))
-	tok, err := s.teams.TokenByHash(r.Context(), hash)
+	return s.tokenOf(r.Context(), strings.TrimSpace(secret), need)
+}
+
+// tokenOf returns the token whose secret this is, when it is valid and
+// allows need.
+func (s *Server) tokenOf(ctx context.Context, secret string, need lore.TokenScope) (lore.Token, error) {
+	hash := lore.HashToken(secret)
+	tok, err := s.teams.TokenByHash(ctx, hash)
 	if lore.ErrorCode(err) == lore.ENOTFOUND {
 		return lore.Token{}, errBadToken
 	}
@@ -218,7 +226,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var h http.Handler = s.mux
 	_, route := s.mux.Handler(r)
-	if route == "" {
+	if !apiPath(r.URL.Path) {
+		h, route = s.ui, "ui" // a person's browser: the web view (ui.go)
+	} else if route == "" {
 		// Not a route: the mux's own answer (404, 405 with Allow, a
 		// redirect to the cleaned path), as JSON.
 		h = http.HandlerFunc(s.notRouted)

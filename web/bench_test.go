@@ -61,7 +61,7 @@ func BenchmarkPages(b *testing.B) {
 		b.Run(page.name, func(b *testing.B) {
 			for b.Loop() {
 				r := httptest.NewRequest("GET", page.path, nil)
-				r.AddCookie(&http.Cookie{Name: cookieName(r), Value: testToken})
+				r.AddCookie(&http.Cookie{Name: CookieName(r), Value: testToken})
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, r)
 				if w.Code != http.StatusOK {

@@ -49,10 +49,11 @@ type Options struct {
 // maxForm caps the body of a POST: a form with an item's text.
 const maxForm = 64 << 10
 
-// cookieName is the cookie that holds lore ui's session token. A browser
+// CookieName is the cookie that holds the session of a browser (lore ui's
+// token, or lore serve's bearer token once signed in). A browser
 // sends a host's cookies to each of its ports, so the name has the port
 // in it: two lore ui on one machine do not sign each other out.
-func cookieName(r *http.Request) string {
+func CookieName(r *http.Request) string {
 	_, port, _ := net.SplitHostPort(r.Host)
 	return "lore_session_" + port
 }
@@ -127,7 +128,7 @@ func (v *view) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			v.login(w, r, t)
 			return
 		}
-		c, err := r.Cookie(cookieName(r))
+		c, err := r.Cookie(CookieName(r))
 		if err != nil || !equal(c.Value, v.opts.Token) {
 			v.render(w, r, http.StatusUnauthorized, "message", "Not signed in", message{
 				Heading: "Open the address lore ui printed",
@@ -166,7 +167,7 @@ func (v *view) login(w http.ResponseWriter, r *http.Request, token string) {
 		})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: CookieName(r), Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	u := *r.URL
 	q := u.Query()
 	q.Del("token")
@@ -179,7 +180,7 @@ func (v *view) login(w http.ResponseWriter, r *http.Request, token string) {
 // with this run's key.
 func (v *view) csrf(r *http.Request) string {
 	session := ""
-	if c, err := r.Cookie(cookieName(r)); err == nil {
+	if c, err := r.Cookie(CookieName(r)); err == nil {
 		session = c.Value
 	}
 	m := hmac.New(sha256.New, v.csrfKey)

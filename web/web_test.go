@@ -374,11 +374,11 @@ func TestReadOnly(t *testing.T) {
 	}
 	// A right CSRF token does not make a read-only view write.
 	r := httptest.NewRequest("POST", "/items/"+f.candidate+"/promote", nil)
-	r.AddCookie(&http.Cookie{Name: cookieName(r), Value: testToken})
+	r.AddCookie(&http.Cookie{Name: CookieName(r), Value: testToken})
 	form := url.Values{"csrf": {h.(*view).csrf(r)}}
 	r = httptest.NewRequest("POST", "/items/"+f.candidate+"/promote", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.AddCookie(&http.Cookie{Name: cookieName(r), Value: testToken})
+	r.AddCookie(&http.Cookie{Name: CookieName(r), Value: testToken})
 	if code, body := serve(h, r); code != http.StatusForbidden || !strings.Contains(body, "read-only") {
 		t.Errorf("promote on a read-only view: %d, want 403 saying it is read-only", code)
 	}
@@ -386,8 +386,8 @@ func TestReadOnly(t *testing.T) {
 
 // serve answers r with h, signed in.
 func serve(h http.Handler, r *http.Request) (int, string) {
-	if _, err := r.Cookie(cookieName(r)); err != nil {
-		r.AddCookie(&http.Cookie{Name: cookieName(r), Value: testToken})
+	if _, err := r.Cookie(CookieName(r)); err != nil {
+		r.AddCookie(&http.Cookie{Name: CookieName(r), Value: testToken})
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
