@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/terms"
@@ -358,9 +357,7 @@ func selects(f lore.Filter, it lore.Item, now time.Time) bool {
 // internal/terms splits a query.
 func wordsOf(text string) map[string]bool {
 	words := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range terms.Words(text) {
 		words[w] = true
 	}
 	return words
