@@ -169,3 +169,21 @@ func oneLineText(s string, n int) string {
 func AddGuardPitfalls(ctx context.Context, st adder, gs ...FixGuard) ([]AddResult, error) {
 	return addTaught(ctx, st, "guard pitfalls", gs, GuardPitfall)
 }
+
+// ValidCommit reports whether c is a commit's full id: 40 hex digits,
+// of either case.
+func ValidCommit(c string) bool { return len(c) == 40 && hexDigits(strings.ToLower(c)) }
+
+// ValidCommitPrefix reports whether c may start a commit's id: 4 or more
+// lower-case hex digits.
+func ValidCommitPrefix(c string) bool { return len(c) >= 4 && hexDigits(c) }
+
+func hexDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -213,20 +213,20 @@ func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 	if limit < 0 {
 		return nil, nil
 	}
-	idfs, err := s.idfs(ctx, ts)
+	idfs, err := s.termIDFs(ctx, "items", ts)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	var a args
-	var any, score []string
+	var anyOf, score []string
 	for i, t := range ts {
 		tq := `plainto_tsquery('lore_english', ` + a.add(t) + `)`
-		any = append(any, tq)
+		anyOf = append(anyOf, tq)
 		score = append(score, a.add(idfs[i])+`::float8 * ts_rank_cd(`+textWeights+`, i.search, `+tq+`)`)
 	}
 	cond := s.where(q.Filter, &a)
 	rows, err := s.pool.Query(ctx, `SELECT `+itemColumns+`, `+strings.Join(score, " + ")+` AS score FROM items i
-		WHERE i.search @@ (`+strings.Join(any, " || ")+`) AND `+cond+`
+		WHERE i.search @@ (`+strings.Join(anyOf, " || ")+`) AND `+cond+`
 		ORDER BY score DESC, i.confidence DESC, i.id LIMIT `+strconv.Itoa(limit), a...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -244,14 +244,14 @@ func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 	return hits, rows.Err()
 }
 
-// idfs returns bm25's inverse document frequency, with its floor, of
-// each term: from how many items hold it (up to commonAt) of about how
-// many items there are.
-func (s *Store) idfs(ctx context.Context, ts []string) ([]float64, error) {
+// termIDFs returns bm25's inverse document frequency, with its floor,
+// of each term in table's search vectors: from how many rows hold it (up
+// to commonAt) of about how many rows there are.
+func (s *Store) termIDFs(ctx context.Context, table string, ts []string) ([]float64, error) {
 	var a args
-	counts := []string{`(SELECT coalesce(max(rowid), 0) FROM items)`}
+	counts := []string{`(SELECT coalesce(max(rowid), 0) FROM ` + table + `)`}
 	for _, t := range ts {
-		counts = append(counts, `(SELECT count(*) FROM (SELECT FROM items WHERE search @@ plainto_tsquery('lore_english', `+
+		counts = append(counts, `(SELECT count(*) FROM (SELECT FROM `+table+` WHERE search @@ plainto_tsquery('lore_english', `+
 			a.add(t)+`) LIMIT `+strconv.Itoa(commonAt)+`) AS m)`)
 	}
 	ns := make([]int64, len(counts))

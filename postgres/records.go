@@ -200,11 +200,11 @@ func (s *Store) Episodes(ctx context.Context, q lore.EpisodeQuery) ([]lore.Episo
 		return out, nil
 	}
 	var a args
-	var any []string
+	var anyOf []string
 	for _, t := range ts {
-		any = append(any, `plainto_tsquery('lore_english', `+a.add(t)+`)`)
+		anyOf = append(anyOf, `plainto_tsquery('lore_english', `+a.add(t)+`)`)
 	}
-	tq := `(` + strings.Join(any, " || ") + `)`
+	tq := `(` + strings.Join(anyOf, " || ") + `)`
 	more, err := s.episodes(ctx, `SELECT `+episodeColumns+` FROM episodes e
 		WHERE e.search @@ `+tq+` AND coalesce(e.at, '-infinity') < `+a.add(before)+` AND e.signature <> `+a.add(q.Signature)+`
 		ORDER BY ts_rank_cd(e.search, `+tq+`) DESC, e.at DESC NULLS LAST LIMIT `+strconv.Itoa(textCandidates), a...)

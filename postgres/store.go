@@ -32,8 +32,8 @@ type Store struct {
 
 var (
 	_ lore.Store     = (*Store)(nil)
-	// _ lore.Journal   = (*Store)(nil)
-	// _ lore.FixGuards = (*Store)(nil)
+	_ lore.Journal   = (*Store)(nil)
+	_ lore.FixGuards = (*Store)(nil)
 )
 
 // Options change how a store is opened.

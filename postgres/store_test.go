@@ -62,3 +62,11 @@ func open(t testing.TB, now func() time.Time) *Store {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, now func() time.Time) lore.Store { return open(t, now) })
 }
+
+func TestJournal(t *testing.T) {
+	storetest.RunJournal(t, func(t *testing.T, now func() time.Time) lore.Journal { return open(t, now) })
+}
+
+func TestGuards(t *testing.T) {
+	storetest.RunGuards(t, func(t *testing.T) lore.FixGuards { return open(t, time.Now) })
+}

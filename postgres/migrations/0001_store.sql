@@ -125,7 +125,7 @@ CREATE TABLE attempts (
 	approach      text NOT NULL DEFAULT '',
 	area          text NOT NULL DEFAULT '',
 	files         text[] NOT NULL DEFAULT '{}',
-	diff          text NOT NULL DEFAULT '',
+	diff          bytea NOT NULL DEFAULT '', -- bytes: a diff may hold a NUL, which text refuses
 	diff_cut      integer NOT NULL DEFAULT 0,
 	tests         text NOT NULL DEFAULT '',
 	outcome       text NOT NULL CHECK (outcome IN ('success', 'failure', 'rollback', 'pending')),
