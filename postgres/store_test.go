@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -69,4 +71,80 @@ func TestJournal(t *testing.T) {
 
 func TestGuards(t *testing.T) {
 	storetest.RunGuards(t, func(t *testing.T) lore.FixGuards { return open(t, time.Now) })
+}
+
+// TestMigrateOnce: stores of one team opened at once migrate its schema
+// once, and opening it again changes nothing.
+func TestMigrateOnce(t *testing.T) {
+	url, team := testURL(t), testTeam(t)
+	ctx := context.Background()
+	errs := make(chan error, 4)
+	for range cap(errs) {
+		go func() {
+			s, err := Open(ctx, url, Options{Team: team})
+			if err == nil {
+				s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Fatalf("open at once: %v", err)
+		}
+	}
+	s := open2(t, url, team)
+	names, _ := fs.Glob(migrations, "migrations/*.sql")
+	var n, max int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*), max(version) FROM lore_migrations`).Scan(&n, &max); err != nil || n != len(names) || max != len(names) {
+		t.Errorf("%d migrations recorded, up to %d (%v); want each of the %d once", n, max, err, len(names))
+	}
+}
+
+func open2(t *testing.T, url, team string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), url, Options{Team: team})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestCancel: a call whose context ends returns at once with an error,
+// also while it waits for another writer's lock.
+func TestCancel(t *testing.T) {
+	s := open(t, nil)
+	item := []lore.Item{{Text: "The api listens on 8080", Category: lore.CategoryFact}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Search(ctx, lore.Query{Text: "api"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Search with a cancelled context: %v", err)
+	}
+	if _, err := s.Add(ctx, item); !errors.Is(err, context.Canceled) {
+		t.Errorf("Add with a cancelled context: %v", err)
+	}
+	// Another writer holds the team's write lock.
+	bg := context.Background()
+	tx, err := s.pool.Begin(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(bg)
+	if _, err := tx.Exec(bg, `SELECT pg_advisory_xact_lock(hashtextextended('lore write ' || $1, 0))`, s.schema); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithTimeout(bg, 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := s.Add(ctx, item); err == nil {
+		t.Errorf("Add while another holds the lock, till a deadline: no error")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Add returned %v after its deadline", d)
+	}
+	tx.Rollback(bg)
+	if _, err := s.Add(bg, item); err != nil {
+		t.Errorf("Add once the lock is free: %v", err)
+	}
 }

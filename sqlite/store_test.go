@@ -165,22 +165,6 @@ func TestBoundedSearch(t *testing.T) {
 	}
 }
 
-// TestSearchFirstItems: a question of several words, some in no item,
-// finds an item of a store whose items have no tags (a new user's first
-// ones), where bm25 gives no score.
-func TestSearchFirstItems(t *testing.T) {
-	s := open(t, nil)
-	ctx := context.Background()
-	if _, err := s.Add(ctx, []lore.Item{{Text: "`make test` runs the unit tests", Category: lore.CategoryFact, Repo: "acme/api",
-		Confidence: 0.9, Manual: 0.9}}); err != nil {
-		t.Fatal(err)
-	}
-	hits, err := s.Search(ctx, lore.Query{Text: "fix the flaky retry test", Filter: lore.Filter{Repo: "acme/api"}})
-	if err != nil || len(hits) != 1 {
-		t.Fatalf("search: %d hits, %v; want the make test item", len(hits), err)
-	}
-}
-
 // TestBandsMigrate opens a store as lore wrote it before migration 0005,
 // where each band key named one item and an item could lose all its keys
 // to items added before it: the item whose keys were taken must be found
@@ -1101,30 +1085,6 @@ func TestAttemptsIndexConsistent(t *testing.T) {
 	var n, files int
 	if err := s.db.QueryRow(`SELECT count(*), (SELECT count(*) FROM attempt_files) FROM attempts`).Scan(&n, &files); err != nil || n != 1 || files != 1 {
 		t.Errorf("%d attempts and %d file rows (%v), want one of each", n, files, err)
-	}
-}
-
-// TestSimilarWordBudget: in a journal where a word is in more attempts
-// than bm25 is given to read, a rare word still finds the oldest attempt
-// that holds it, and a query of common words only still finds attempts.
-func TestSimilarWordBudget(t *testing.T) {
-	s := open(t, nil)
-	ctx := context.Background()
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	as := []lore.Attempt{{At: at, Task: "update the frobnicator", Outcome: "failure"}}
-	for i := range similarWordBudget + 500 {
-		as = append(as, lore.Attempt{At: at.Add(time.Duration(i+1) * time.Minute), Task: fmt.Sprintf("update the widget %d", i), Outcome: "success"})
-	}
-	if _, err := s.LogAttempts(ctx, as); err != nil {
-		t.Fatal(err)
-	}
-	hits, err := s.SimilarAttempts(ctx, lore.AttemptQuery{Text: "update frobnicator"})
-	if err != nil || len(hits) == 0 || hits[0].Task != "update the frobnicator" {
-		t.Errorf("rare word: %v, %v", hits, err)
-	}
-	hits, err = s.SimilarAttempts(ctx, lore.AttemptQuery{Text: "update widget", Limit: 3})
-	if err != nil || len(hits) != 3 || !strings.HasPrefix(hits[0].Task, "update the widget") {
-		t.Errorf("common words: %v, %v", hits, err)
 	}
 }
 
