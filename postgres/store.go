@@ -58,12 +58,16 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	if !lore.ValidTeam(team) {
 		return nil, lore.Errorf(lore.EINVALID, "%q is not a team name (1 to 40 lower-case letters, digits, - and _)", team)
 	}
-	schema := Schema(team)
+	return open(ctx, url, Schema(team), o.Now)
+}
+
+// open returns the store in schema, made and brought up to date.
+func open(ctx context.Context, url, schema string, now func() time.Time) (*Store, error) {
 	pool, err := newPool(ctx, url, schema)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, schema: schema, now: o.Now}
+	s := &Store{pool: pool, schema: schema, now: now}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -51,7 +51,7 @@ func dropSchema(t testing.TB, url, schema string) {
 }
 
 // open returns a new, empty store in a team of its own.
-func open(t testing.TB, now func() time.Time) *Store {
+func openTest(t testing.TB, now func() time.Time) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), testURL(t), Options{Team: testTeam(t), Now: now})
 	if err != nil {
@@ -62,15 +62,15 @@ func open(t testing.TB, now func() time.Time) *Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, now func() time.Time) lore.Store { return open(t, now) })
+	storetest.Run(t, func(t *testing.T, now func() time.Time) lore.Store { return openTest(t, now) })
 }
 
 func TestJournal(t *testing.T) {
-	storetest.RunJournal(t, func(t *testing.T, now func() time.Time) lore.Journal { return open(t, now) })
+	storetest.RunJournal(t, func(t *testing.T, now func() time.Time) lore.Journal { return openTest(t, now) })
 }
 
 func TestGuards(t *testing.T) {
-	storetest.RunGuards(t, func(t *testing.T) lore.FixGuards { return open(t, time.Now) })
+	storetest.RunGuards(t, func(t *testing.T) lore.FixGuards { return openTest(t, time.Now) })
 }
 
 // TestMigrateOnce: stores of one team opened at once migrate its schema
@@ -114,7 +114,7 @@ func open2(t *testing.T, url, team string) *Store {
 // TestCancel: a call whose context ends returns at once with an error,
 // also while it waits for another writer's lock.
 func TestCancel(t *testing.T) {
-	s := open(t, nil)
+	s := openTest(t, nil)
 	item := []lore.Item{{Text: "The api listens on 8080", Category: lore.CategoryFact}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
