@@ -3,8 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"testing"
