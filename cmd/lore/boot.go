@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -196,7 +194,7 @@ func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 	if err != nil {
 		return boot.Context{}, err
 	}
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+	if storeMissing(p) {
 		return boot.Empty(opts.Options) // nothing learned yet
 	}
 	st, err := opts.open(ctx, opts.Env, true)

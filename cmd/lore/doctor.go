@@ -86,7 +86,7 @@ func doctorRun(ctx context.Context, opts *doctorOptions) error {
 	var checks []doctorCheck
 	checks = append(checks, opts.checkStore(ctx, path), checkStoreFolder(path))
 	checks = append(checks, checkHooks(opts.Env, exe, exeErr)...)
-	checks = append(checks, checkPath(opts.Env, exe, exeErr), checkHookLog(path))
+	checks = append(checks, checkPath(opts.Env, exe, exeErr), checkHookLog(besideStore(opts.Env, path)))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -135,6 +135,14 @@ const storeRestore = "move it aside and run lore harvest to make a new one (lore
 
 func (opts *doctorOptions) checkStore(ctx context.Context, path string) doctorCheck {
 	c := doctorCheck{Name: "store"}
+	if isStoreURL(path) {
+		if err := opts.VerifyStore(ctx, path); err != nil {
+			c.Detail, c.Fix = oneLine(secrets.String(err.Error()), 300), "check the URL, the database and its user's rights"
+			return c
+		}
+		c.OK, c.Detail = true, storeName(path)+", reachable, schema up to date"
+		return c
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -165,6 +173,10 @@ func (opts *doctorOptions) checkStore(ctx context.Context, path string) doctorCh
 
 func checkStoreFolder(path string) doctorCheck {
 	c := doctorCheck{Name: "store folder"}
+	if isStoreURL(path) {
+		c.OK, c.Detail = true, "none: the store is a PostgreSQL database"
+		return c
+	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -300,9 +312,9 @@ func checkPath(env transcript.Env, exe string, exeErr error) doctorCheck {
 	return c
 }
 
-func checkHookLog(store string) doctorCheck {
+func checkHookLog(dir string) doctorCheck {
 	c := doctorCheck{Name: "hook log"}
-	l := hookLog(store)
+	l := hookLog(dir)
 	switch {
 	case !l.Exists:
 		c.OK = true

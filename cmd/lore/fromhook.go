@@ -42,7 +42,10 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 	}
 	// Every line written to the log says when, and for which session.
 	session := "(no session)"
-	args := []string{"harvest", in.TranscriptPath, "--store", store}
+	args := []string{"harvest", in.TranscriptPath}
+	if !isStoreURL(store) {
+		args = append(args, "--store", store) // a database's URL goes in the environment, out of the process list
+	}
 	if in.SessionID != "" {
 		session = "claude-code:" + in.SessionID
 		args = append(args, "--log-session", session)
@@ -55,11 +58,15 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 		return err
 	}
 	cmd.Env = append(cmd.Environ(), noHooksEnv+"=1")
+	if isStoreURL(store) {
+		cmd.Env = append(cmd.Env, "LORE_STORE="+store)
+	}
 	// What the harvest says goes to a log beside the store.
-	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
+	dir := besideStore(opts.Env, store)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	log, err := os.OpenFile(filepath.Join(filepath.Dir(store), "hook-harvest.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	log, err := os.OpenFile(filepath.Join(dir, hookLogName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -125,7 +123,7 @@ func (o *guardOptions) readGuards(ctx context.Context, name string) ([]lore.FixG
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+	if storeMissing(p) {
 		return nil, nil // no store yet: no guards (a hook on a new machine lets the commit through)
 	}
 	st, guards, err := o.openGuards(ctx, false)

@@ -247,7 +247,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	writeHarvestSummary(errOut, sum, opts.DryRun)
 	if !opts.DryRun {
 		if p, err := opts.storePath(opts.Env); err == nil {
-			fmt.Fprintf(errOut, "the store: %s\n%s\n", p, harvestNext(sum))
+			fmt.Fprintf(errOut, "the store: %s\n%s\n", storeName(p), harvestNext(sum))
 		}
 	}
 	return nil
@@ -335,7 +335,7 @@ func (opts *harvestOptions) openForHarvest(ctx context.Context) (lore.Store, err
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+	if storeMissing(p) {
 		return opts.tempStore(ctx, "lore-dry-run-")
 	}
 	// VACUUM INTO needs a connection that may write (it writes the
@@ -375,7 +375,7 @@ func (o *storeOptions) openOrEmpty(ctx context.Context, env transcript.Env, read
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(p); readOnly && errors.Is(err, fs.ErrNotExist) {
+	if readOnly && storeMissing(p) {
 		return o.tempStore(ctx, "lore-dry-run-")
 	}
 	return o.open(ctx, env, false)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -152,7 +150,7 @@ func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+	if storeMissing(p) {
 		return answer{}, nil // nothing learned yet
 	}
 	o := recall.Options{Agent: agent}

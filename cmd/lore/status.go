@@ -168,26 +168,30 @@ func gatherStatus(ctx context.Context, env transcript.Env, so *storeOptions) (st
 	rep.Agents = agentsFound(env)
 	rep.Hooks = hooksInstalled(env)
 	rep.Context = contextFiles(env)
-	rep.HookLog = hookLog(path)
+	rep.HookLog = hookLog(besideStore(env, path))
 	rep.Next = nextStepOf(rep)
 	return rep, ctx.Err()
 }
 
 // storeState opens the store at path for reading, when it is there.
 func storeState(ctx context.Context, so *storeOptions, env transcript.Env, path string) storeStatus {
-	s := storeStatus{Path: path, Items: map[string]int{}}
+	s := storeStatus{Path: storeName(path), Items: map[string]int{}}
 	for _, status := range lore.Statuses {
 		s.Items[string(status)] = 0
 	}
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s
+	if isStoreURL(path) {
+		s.Exists = true
+	} else {
+		fi, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return s
+		}
+		if err != nil {
+			s.Error = err.Error()
+			return s
+		}
+		s.Exists, s.Bytes = true, fi.Size()
 	}
-	if err != nil {
-		s.Error = err.Error()
-		return s
-	}
-	s.Exists, s.Bytes = true, fi.Size()
 	st, err := so.openRead(ctx, env)
 	if err != nil {
 		s.Error = err.Error()
@@ -364,8 +368,8 @@ const hookLogTail = 5
 // hookLogScan is how much of the log's end is read: the last runs.
 const hookLogScan = 64 << 10
 
-func hookLog(store string) hookLogStatus {
-	l := hookLogStatus{Path: filepath.Join(filepath.Dir(store), hookLogName), Tail: []string{}, Errors: []string{}}
+func hookLog(dir string) hookLogStatus {
+	l := hookLogStatus{Path: filepath.Join(dir, hookLogName), Tail: []string{}, Errors: []string{}}
 	fi, err := os.Stat(l.Path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return l
@@ -531,7 +535,11 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 	case !s.Exists:
 		fmt.Fprintf(w, "store     %s: none yet\n", short(s.Path))
 	default:
-		fmt.Fprintf(w, "store     %s, %s\n", short(s.Path), humanBytes(s.Bytes))
+		if isStoreURL(s.Path) {
+			fmt.Fprintf(w, "store     %s\n", s.Path) // a database: its size is not the store's
+		} else {
+			fmt.Fprintf(w, "store     %s, %s\n", short(s.Path), humanBytes(s.Bytes))
+		}
 		fmt.Fprintf(w, "          items: %d active, %d candidate, %d superseded, %d retired\n",
 			s.Items["active"], s.Items["candidate"], s.Items["superseded"], s.Items["retired"])
 		if s.SessionsHarvested == 0 {

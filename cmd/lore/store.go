@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/postgres"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -23,10 +24,12 @@ type storeOptions struct {
 }
 
 const storeHelp = `The store is $LORE_HOME/lore.db (LORE_HOME defaults to ~/.lore, created
-readable by you only); --store PATH or LORE_STORE choose another file.`
+readable by you only); --store PATH or LORE_STORE choose another file, or a
+PostgreSQL database (postgres://user:password@host/db), where the store is
+that of the team LORE_TEAM names (default: default).`
 
 func (o *storeOptions) addFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
+	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path or a postgres:// URL (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
 }
 
 // loreHome is lore's folder: $LORE_HOME, else ~/.lore; "" with neither.
@@ -62,8 +65,8 @@ func (o *storeOptions) storePath(env transcript.Env) (string, error) {
 		p = filepath.Join(home, "lore.db")
 	}
 	switch {
-	case strings.HasPrefix(p, "postgres://"), strings.HasPrefix(p, "postgresql://"):
-		return "", usagef("PostgreSQL stores are not supported by this build of lore yet; --store takes a file path")
+	case isStoreURL(p):
+		return p, nil
 	case strings.HasPrefix(p, "sqlite://"):
 		p = strings.TrimPrefix(p, "sqlite://")
 	case strings.HasPrefix(p, "sqlite:"):
@@ -113,9 +116,43 @@ func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, wri
 	return part, s, nil
 }
 
+// isStoreURL reports whether p names a PostgreSQL database rather than a
+// file.
+func isStoreURL(p string) bool {
+	return strings.HasPrefix(p, "postgres://") || strings.HasPrefix(p, "postgresql://")
+}
+
+// storeMissing reports whether there is no store at p yet: a file not
+// made. A database is there (its team's schema is made as it is opened).
+func storeMissing(p string) bool {
+	if isStoreURL(p) {
+		return false
+	}
+	_, err := os.Stat(p)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// storeName is how output names the store at p: a database's URL
+// without its password.
+func storeName(p string) string {
+	if isStoreURL(p) {
+		return postgres.Redact(p)
+	}
+	return p
+}
+
+// besideStore is the folder of what lore keeps beside the store (the
+// hook log): the store file's, or lore's home for a database.
+func besideStore(env transcript.Env, p string) string {
+	if isStoreURL(p) {
+		return loreHome(env)
+	}
+	return filepath.Dir(p)
+}
+
 // existing fails when there is no store at p.
 func existing(p string) error {
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+	if storeMissing(p) {
 		return fmt.Errorf("no knowledge store at %s yet: lore add or lore import creates it", p)
 	}
 	return nil
