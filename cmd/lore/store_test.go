@@ -457,7 +457,7 @@ func TestStorePostgres(t *testing.T) {
 	t.Cleanup(func() {
 		ctx := context.Background()
 		if conn, err := pgx.Connect(ctx, url); err == nil {
-			conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{postgres.Schema(team+"-other")}.Sanitize()+` CASCADE`)
+			conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{postgres.Schema(team + "-other")}.Sanitize()+` CASCADE`)
 			conn.Close(ctx)
 		}
 	})
