@@ -142,6 +142,22 @@ func PrepareEpisodes(session string, eps []Episode) []Episode {
 	return out
 }
 
+// PrepareSessions prepares a batch for Store.RecordEpisodes: each
+// session's id trimmed and made valid UTF-8, as Prepare keeps an
+// evidence's, and its episodes prepared (PrepareEpisodes). A session
+// without an id is EINVALID.
+func PrepareSessions(batch []SessionEpisodes) ([]SessionEpisodes, error) {
+	out := make([]SessionEpisodes, len(batch))
+	for i, b := range batch {
+		session := strings.ToValidUTF8(strings.TrimSpace(b.Session), "\uFFFD")
+		if session == "" {
+			return nil, Errorf(EINVALID, "episodes need a session")
+		}
+		out[i] = SessionEpisodes{Session: session, Episodes: PrepareEpisodes(session, b.Episodes)}
+	}
+	return out, nil
+}
+
 // NeutralError is an error line as an episode may hand it over: the
 // line, or its sentences before the first one that reads as an order held
 // for naming nothing of a project, asking for harm or setting something

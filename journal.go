@@ -188,6 +188,23 @@ func PrepareAttempt(a Attempt, now time.Time) (Attempt, error) {
 	return a, nil
 }
 
+// PrepareAttempts prepares attempts a caller wants stored
+// (PrepareAttempt); an error about one of several says which.
+func PrepareAttempts(as []Attempt, now time.Time) ([]Attempt, error) {
+	out := make([]Attempt, len(as))
+	for i, a := range as {
+		p, err := PrepareAttempt(a, now)
+		if err != nil {
+			if len(as) > 1 {
+				return nil, fmt.Errorf("attempt %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
 // RedactText is a text as the journal keeps it: valid UTF-8, redacted,
 // trimmed (a reflection added later).
 func RedactText(s string) string {

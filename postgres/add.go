@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/internal/dedup"
+	"github.com/lorehq/lore/internal/neardup"
 )
 
 // Add merges items into the store, all in one transaction: when one item
@@ -33,7 +33,7 @@ func (s *Store) Import(ctx context.Context, items []lore.Item) ([]lore.AddResult
 func (s *Store) put(ctx context.Context, items []lore.Item, mode lore.MergeMode) ([]lore.AddResult, error) {
 	now := s.now()
 	prepared := make([]lore.Item, len(items))
-	fps := make([]*fingerprint, len(items))
+	fps := make([]*neardup.Fingerprint, len(items))
 	for i, it := range items {
 		p, err := lore.Prepare(it, now)
 		if err != nil {
@@ -42,11 +42,11 @@ func (s *Store) put(ctx context.Context, items []lore.Item, mode lore.MergeMode)
 			}
 			return nil, err
 		}
-		prepared[i], fps[i] = p, newFingerprint(p)
+		prepared[i], fps[i] = p, neardup.Of(p)
 	}
 	var results []lore.AddResult
 	err := s.write(ctx, func(tx pgx.Tx) error {
-		b := &batch{tx: tx, mode: mode, byID: map[string]*mrow{}, byRowid: map[int64]*mrow{}, bands: map[int64][]*mrow{}}
+		b := &batch{tx: tx, mode: mode, byID: map[string]*mrow{}, byRowid: map[int64]*mrow{}}
 		var err error
 		results, err = b.run(ctx, prepared, fps)
 		return err
@@ -64,69 +64,15 @@ type batch struct {
 
 	byID    map[string]*mrow // stored rows read, and new rows, by id
 	byRowid map[int64]*mrow
-	bands   map[int64][]*mrow // band key → near-duplicate candidates
+	index   neardup.Index[*mrow] // near-duplicate candidates
 	news    []*mrow
 	touched []*mrow // stored rows merged into, in order
 }
 
-// mrow is a row as merging keeps it.
+// mrow is a row as merging keeps it, with the fingerprints of its texts.
 type mrow struct {
 	row
-	fp        *fingerprint
-	edited    []*fingerprint // of the texts a person edited it from
-	candidate bool           // in batch.bands
-}
-
-// fingerprint is what merging compares of an item's text.
-type fingerprint struct {
-	norm string
-	dedup.Fingerprint
-	keys [dedup.Bands]int64
-}
-
-func newFingerprint(it lore.Item) *fingerprint {
-	f := &fingerprint{norm: lore.NormalizeText(it.Text)}
-	f.Fingerprint = dedup.Of(f.norm)
-	f.keys = f.BandKeys(string(it.Category) + "\x00" + it.Repo + "\x00" + it.Agent)
-	return f
-}
-
-func newMrow(r *row) *mrow {
-	m := &mrow{row: *r, fp: newFingerprint(r.item)}
-	for _, t := range r.item.OldTexts() {
-		old := r.item
-		old.Text = t
-		m.edited = append(m.edited, newFingerprint(old))
-	}
-	return m
-}
-
-// keys calls fn with the band keys of the row's text and of the texts it
-// was edited from.
-func (m *mrow) keys(fn func(int64)) {
-	for _, f := range append([]*fingerprint{m.fp}, m.edited...) {
-		for _, k := range f.keys {
-			fn(k)
-		}
-	}
-}
-
-// similarity is how similar fp's text is to the row's, or to a text it
-// was edited from, whichever is closer.
-func (m *mrow) similarity(fp *fingerprint) float64 {
-	sim := 0.0
-	for _, f := range append([]*fingerprint{m.fp}, m.edited...) {
-		sim = max(sim, dedup.Similarity(fp.Fingerprint, f.Fingerprint))
-	}
-	return sim
-}
-
-// holds reports whether the row holds the item it, of fingerprint fp: an
-// id found for another text or scope is a collision. An item a person
-// edited is still the one sessions teach by its old text.
-func (m *mrow) holds(it lore.Item, fp *fingerprint) bool {
-	return lore.SameScope(m.item, it) && (m.item.Text == it.Text || m.fp.norm == fp.norm ||
-		m.item.EditedFrom(fp.norm) || it.EditedFrom(m.fp.norm))
+	texts neardup.Texts
 }
 
 // order ranks candidates of equal similarity: stored before new, older
@@ -138,7 +84,7 @@ func (m *mrow) order() int64 {
 	return m.rowid
 }
 
-func (b *batch) run(ctx context.Context, items []lore.Item, fps []*fingerprint) ([]lore.AddResult, error) {
+func (b *batch) run(ctx context.Context, items []lore.Item, fps []*neardup.Fingerprint) ([]lore.AddResult, error) {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
@@ -182,7 +128,7 @@ func (b *batch) remember(r *row) *mrow {
 	if m, ok := b.byRowid[r.rowid]; ok {
 		return m
 	}
-	m := newMrow(r)
+	m := &mrow{row: *r}
 	b.byRowid[r.rowid] = m
 	if _, ok := b.byID[r.item.ID]; !ok {
 		b.byID[r.item.ID] = m
@@ -198,11 +144,11 @@ const bucketCap = 32
 
 // loadCandidates reads the stored items that share a band key with an
 // item of the batch not stored by id: its near-duplicate candidates.
-func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fingerprint) error {
+func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*neardup.Fingerprint) error {
 	var keys []int64
 	for i, it := range items {
 		if _, ok := b.byID[it.ID]; !ok {
-			keys = append(keys, fps[i].keys[:]...)
+			keys = append(keys, fps[i].Keys[:]...)
 		}
 	}
 	if len(keys) == 0 {
@@ -224,16 +170,10 @@ func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fi
 
 // candidate makes m a near-duplicate candidate of the items that share a
 // band key with it.
-func (b *batch) candidate(m *mrow) {
-	if m.candidate {
-		return
-	}
-	m.candidate = true
-	m.keys(func(k int64) { b.bands[k] = append(b.bands[k], m) })
-}
+func (b *batch) candidate(m *mrow) { b.index.Add(m, &m.item, &m.texts, m.order()) }
 
 // one decides what becomes of one item.
-func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.AddResult, error) {
+func (b *batch) one(ctx context.Context, it lore.Item, fp *neardup.Fingerprint) (lore.AddResult, error) {
 	m, err := b.find(ctx, &it, fp)
 	if err != nil {
 		return lore.AddResult{}, err
@@ -244,19 +184,7 @@ func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.Ad
 	if b.mode == lore.Importing {
 		return b.create(ctx, it, fp)
 	}
-	var best *mrow
-	bestSim := 0.0
-	for _, k := range fp.keys {
-		for _, c := range b.bands[k] {
-			if !lore.SameScope(c.item, it) {
-				continue
-			}
-			if sim := c.similarity(fp); sim >= dedup.Threshold && (sim > bestSim || sim == bestSim && c.order() < best.order()) {
-				best, bestSim = c, sim
-			}
-		}
-	}
-	if best != nil {
+	if best, ok := b.index.Nearest(it, fp); ok {
 		return b.mergeInto(best, it, true), nil
 	}
 	return b.create(ctx, it, fp)
@@ -265,9 +193,9 @@ func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.Ad
 // find returns the row of the item's id, if it holds the same item. When
 // another item holds the short id (a rare collision), the item takes its
 // long id.
-func (b *batch) find(ctx context.Context, it *lore.Item, fp *fingerprint) (*mrow, error) {
+func (b *batch) find(ctx context.Context, it *lore.Item, fp *neardup.Fingerprint) (*mrow, error) {
 	m := b.byID[it.ID]
-	if m == nil || m.holds(*it, fp) {
+	if m == nil || m.texts.Holds(&m.item, *it, fp.Norm) {
 		return m, nil
 	}
 	if b.mode == lore.Importing {
@@ -302,8 +230,8 @@ func (b *batch) touch(m *mrow) {
 }
 
 // create makes a new row, and supersedes what it replaces.
-func (b *batch) create(ctx context.Context, it lore.Item, fp *fingerprint) (lore.AddResult, error) {
-	m := &mrow{fp: fp}
+func (b *batch) create(ctx context.Context, it lore.Item, fp *neardup.Fingerprint) (lore.AddResult, error) {
+	m := &mrow{texts: neardup.Known(fp)}
 	m.item, m.conf = lore.Create(it, b.mode)
 	b.news = append(b.news, m)
 	b.byID[it.ID] = m
@@ -378,7 +306,7 @@ func (b *batch) write(ctx context.Context) error {
 	}
 	var keys, rowids []int64
 	for _, m := range b.news {
-		m.keys(func(k int64) { keys, rowids = append(keys, k), append(rowids, m.rowid) })
+		m.texts.Keys(&m.item, func(k int64) { keys, rowids = append(keys, k), append(rowids, m.rowid) })
 	}
 	return insertBands(ctx, b.tx, keys, rowids)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/neardup"
 )
 
 // Supersede marks old as superseded by new and lists old in new's
@@ -69,9 +70,9 @@ func (s *Store) Review(ctx context.Context, id string, d lore.Decision) (lore.It
 			return err
 		}
 		if it.Text != old.Text {
-			fp := newFingerprint(it)
-			rowids := slices.Repeat([]int64{rowid}, len(fp.keys))
-			if err := insertBands(ctx, tx, fp.keys[:], rowids); err != nil {
+			fp := neardup.Of(it)
+			rowids := slices.Repeat([]int64{rowid}, len(fp.Keys))
+			if err := insertBands(ctx, tx, fp.Keys[:], rowids); err != nil {
 				return err
 			}
 		}

@@ -19,22 +19,11 @@ import (
 // the same key, whose id, analysis, reflection and parent it keeps where
 // it has none.
 func (s *Store) LogAttempts(ctx context.Context, as []lore.Attempt) ([]lore.Attempt, error) {
-	now := s.now()
-	out := make([]lore.Attempt, len(as))
-	for i, a := range as {
-		p, err := lore.PrepareAttempt(a, now)
-		if err != nil {
-			if len(as) > 1 {
-				return nil, fmt.Errorf("attempt %d: %w", i+1, err)
-			}
-			return nil, err
-		}
-		out[i] = p
+	out, err := lore.PrepareAttempts(as, s.now())
+	if err != nil || len(out) == 0 {
+		return out, err
 	}
-	if len(out) == 0 {
-		return out, nil
-	}
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err = s.write(ctx, func(tx pgx.Tx) error {
 		for i := range out {
 			if err := logAttempt(ctx, tx, &out[i]); err != nil {
 				if len(out) > 1 {

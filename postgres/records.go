@@ -132,15 +132,11 @@ func (s *Store) Boots(ctx context.Context, since time.Time, fn func(lore.Boot) e
 }
 
 // RecordEpisodes replaces each given session's episodes by its own, each
-// prepared (lore.PrepareEpisodes), all in one transaction.
+// prepared (lore.PrepareSessions), all in one transaction.
 func (s *Store) RecordEpisodes(ctx context.Context, batch ...lore.SessionEpisodes) error {
-	prepared := make([]lore.SessionEpisodes, len(batch))
-	for i, b := range batch {
-		session := strings.ToValidUTF8(strings.TrimSpace(b.Session), "\uFFFD")
-		if session == "" {
-			return lore.Errorf(lore.EINVALID, "episodes need a session")
-		}
-		prepared[i] = lore.SessionEpisodes{Session: session, Episodes: lore.PrepareEpisodes(session, b.Episodes)}
+	prepared, err := lore.PrepareSessions(batch)
+	if err != nil {
+		return err
 	}
 	if len(prepared) == 0 {
 		return nil

@@ -16,13 +16,9 @@ import (
 // batch of sessions at once, and a commit each was a twentieth of its time.
 func (s *Store) RecordEpisodes(ctx context.Context, batch ...lore.SessionEpisodes) error {
 	// Prepared before the write, not under its lock.
-	prepared := make([]lore.SessionEpisodes, len(batch))
-	for i, b := range batch {
-		session := strings.ToValidUTF8(strings.TrimSpace(b.Session), "\uFFFD")
-		if session == "" {
-			return lore.Errorf(lore.EINVALID, "episodes need a session")
-		}
-		prepared[i] = lore.SessionEpisodes{Session: session, Episodes: lore.PrepareEpisodes(session, b.Episodes)}
+	prepared, err := lore.PrepareSessions(batch)
+	if err != nil {
+		return err
 	}
 	if len(prepared) == 0 {
 		return nil

@@ -27,18 +27,12 @@ var _ lore.Journal = (*Store)(nil)
 // the stored one when the new one has none (lore journal import reading a
 // grown transcript again does not undo lore journal reflect).
 func (s *Store) LogAttempts(ctx context.Context, as []lore.Attempt) ([]lore.Attempt, error) {
-	now := s.now()
-	out := make([]lore.Attempt, len(as))
-	diffs := make([][]byte, len(as))
-	for i, a := range as {
-		p, err := lore.PrepareAttempt(a, now)
-		if err != nil {
-			if len(as) > 1 {
-				return nil, fmt.Errorf("attempt %d: %w", i+1, err)
-			}
-			return nil, err
-		}
-		out[i] = p
+	out, err := lore.PrepareAttempts(as, s.now())
+	if err != nil {
+		return nil, err
+	}
+	diffs := make([][]byte, len(out))
+	for i, p := range out {
 		// Compressed before the write, not under its lock.
 		if diffs[i], err = deflate(p.Diff); err != nil {
 			return nil, err
@@ -47,7 +41,7 @@ func (s *Store) LogAttempts(ctx context.Context, as []lore.Attempt) ([]lore.Atte
 	if len(out) == 0 {
 		return out, nil
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		for i := range out {
 			if err := logAttempt(ctx, tx, &out[i], diffs[i]); err != nil {
 				if len(out) > 1 {

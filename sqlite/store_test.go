@@ -18,6 +18,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/dedup"
+	"github.com/lorehq/lore/internal/neardup"
 	"github.com/lorehq/lore/internal/storetest"
 )
 
@@ -106,7 +107,7 @@ func TestEditKeepsIndex(t *testing.T) {
 	// the other item's.
 	keys := map[int64]bool{}
 	for _, text := range []string{"The zebra service restarts nightly", "The okapi service restarts at noon"} {
-		for _, k := range newFingerprint(lore.Item{Text: text, Category: lore.CategoryFact}).keys {
+		for _, k := range neardup.Of(lore.Item{Text: text, Category: lore.CategoryFact}).Keys {
 			keys[k] = true
 		}
 	}
@@ -202,7 +203,7 @@ func TestBandsMigrate(t *testing.T) {
 	} {
 		var args []any
 		if strings.Contains(q, "?") {
-			args = []any{jsonArray(newFingerprint(pitfall("docker cache hangs with timeout on ci during deploys; clear the runner", "")).keys[:])}
+			args = []any{jsonArray(neardup.Of(pitfall("docker cache hangs with timeout on ci during deploys; clear the runner", "")).Keys[:])}
 		}
 		if _, err := s.db.Exec(q, args...); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -246,7 +247,7 @@ func TestBandsTrim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := newFingerprint(probe).keys[0]
+		key := neardup.Of(probe).Keys[0]
 		// Every stored item shares the probe's first key.
 		if _, err := s.db.Exec(`INSERT INTO bands SELECT ? | rowid FROM items`, key); err != nil {
 			t.Fatal(err)

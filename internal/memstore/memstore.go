@@ -373,16 +373,16 @@ func clone(it lore.Item) lore.Item {
 }
 
 // RecordEpisodes replaces each given session's episodes by its own, each
-// prepared by lore.PrepareEpisodes.
+// prepared by lore.PrepareSessions.
 func (s *Store) RecordEpisodes(ctx context.Context, batch ...lore.SessionEpisodes) error {
+	prepared, err := lore.PrepareSessions(batch)
+	if err != nil {
+		return err
+	}
 	byS := map[string][]lore.Episode{}
 	var order []string
-	for _, b := range batch {
-		session := strings.ToValidUTF8(strings.TrimSpace(b.Session), "\uFFFD")
-		if session == "" {
-			return lore.Errorf(lore.EINVALID, "episodes need a session")
-		}
-		kept := lore.PrepareEpisodes(session, b.Episodes)
+	for _, b := range prepared {
+		session, kept := b.Session, b.Episodes
 		for i, e := range kept {
 			// Kept as a store reads them back: the fields alone.
 			kept[i] = lore.Episode{Session: e.Session, Agent: e.Agent, Repo: e.Repo, At: e.At, Position: e.Position, Tool: e.Tool,
