@@ -149,7 +149,7 @@ func PrepareEpisodes(session string, eps []Episode) []Episode {
 func PrepareSessions(batch []SessionEpisodes) ([]SessionEpisodes, error) {
 	out := make([]SessionEpisodes, len(batch))
 	for i, b := range batch {
-		session := strings.ToValidUTF8(strings.TrimSpace(b.Session), "\uFFFD")
+		session := SessionID(b.Session)
 		if session == "" {
 			return nil, Errorf(EINVALID, "episodes need a session")
 		}

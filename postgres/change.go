@@ -98,7 +98,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // their confidence, deletes the items nothing else supports, and removes
 // the session's episodes.
 func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetResult, error) {
-	session = strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD") // as lore.Prepare keeps it
+	session = lore.SessionID(session)
 	if session == "" {
 		return lore.ForgetResult{}, lore.Errorf(lore.EINVALID, "empty session id")
 	}
@@ -110,25 +110,21 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 			return err
 		}
 		for _, r := range rows {
-			var ev []lore.Evidence
-			var cs []float64
-			for i, e := range r.item.Evidence {
-				if e.Session != session {
-					ev, cs = append(ev, e), append(cs, r.conf[i])
-				}
+			cs, found := lore.Forget(&r.item, r.conf, session)
+			if !found {
+				continue
 			}
 			res.Evidence++
-			if len(ev) == 0 && r.item.Manual == 0 && !r.item.Decided() {
+			if r.item.Orphaned() {
 				if _, err := tx.Exec(ctx, `DELETE FROM items WHERE rowid = $1`, r.rowid); err != nil {
 					return err
 				}
 				res.Deleted++
 				continue
 			}
-			sessions, positions, conf := evidenceColumns(ev, cs)
+			sessions, positions, conf := evidenceColumns(r.item.Evidence, cs)
 			if _, err := tx.Exec(ctx, `UPDATE items SET confidence = $2, source_count = $3, ev_sessions = $4, ev_positions = $5,
-				ev_confidences = $6 WHERE rowid = $1`, r.rowid, lore.CombineConfidence(append(cs, r.item.Manual)...), len(cs),
-				sessions, positions, conf); err != nil {
+				ev_confidences = $6 WHERE rowid = $1`, r.rowid, r.item.Confidence, r.item.SourceCount, sessions, positions, conf); err != nil {
 				return err
 			}
 			res.Updated++
