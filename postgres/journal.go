@@ -222,7 +222,7 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 		text[rowid] = max(text[rowid], score)
 	}
 	if ts := terms.Of(q.Text); len(ts) > 0 {
-		idfs, err := s.termIDFs(ctx, "attempts", ts)
+		ws, err := s.weigh(ctx, "attempts", ts)
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +231,7 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 		for i, t := range ts {
 			tq := `plainto_tsquery('lore_english', ` + a.add(t) + `)`
 			anyOf = append(anyOf, tq)
-			score = append(score, a.add(idfs[i])+`::float8 * ts_rank_cd(`+attemptWeights+`, a.search, `+tq+`)`)
+			score = append(score, a.add(ws[i].idf)+`::float8 * ts_rank_cd(`+attemptWeights+`, a.search, `+tq+`)`)
 		}
 		cond := attemptWhere(q.Repo, q.Outcome, q.Since, &a)
 		rows, err := s.pool.Query(ctx, `SELECT a.rowid, `+strings.Join(score, " + ")+` AS score FROM attempts a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -189,9 +190,18 @@ func (s *Store) Recall(ctx context.Context, q lore.RecallQuery) ([]lore.Item, er
 		strconv.Itoa(n), a...)
 }
 
-// commonAt caps how many items of a term search counts to weigh it: a
-// term held by more is as common as can be.
-const commonAt = 10000
+// Search tuning: a term held by commonAt items or more is common. Scoring
+// every item that holds a common word costs a read of each (a tenth of a
+// second at 100,000 items), for items that rank low anyway; so when a
+// question has common terms, Search scores the items holding its rare
+// terms and the newest window items holding any term (when all terms are
+// common, also the newest window holding all of them, or all but the
+// commonest), as the SQLite store does. Should that leave fewer hits than
+// asked for, every match is scored, unless the query is Bounded.
+const (
+	commonAt = 500
+	window   = 250
+)
 
 // textWeights are ts_rank_cd's weights of {D, C, B, A}: a match in the
 // text (A) counts twice one in the tags (B), as in the SQLite store.
@@ -203,31 +213,66 @@ const textWeights = `'{0, 0, 0.5, 1}'`
 // times the term's inverse document frequency, so that an item holding a
 // question's rare word ranks above the many holding its common ones, as
 // bm25 ranks them in the SQLite store. Ties go to the more confident
-// item. Every match is scored: q.Bounded changes nothing.
+// item. Which items are scored is bounded as commonAt says.
 func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 	ts := terms.Of(q.Text)
-	if len(ts) == 0 {
-		return nil, nil
-	}
 	limit := cmp.Or(q.Limit, 10)
-	if limit < 0 {
+	if len(ts) == 0 || limit < 0 {
 		return nil, nil
 	}
-	idfs, err := s.termIDFs(ctx, "items", ts)
+	ws, err := s.weigh(ctx, "items", ts)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	var a args
-	var anyOf, score []string
+	tqs := make([]string, len(ts))
+	var score, rare, common []string
+	commonest := -1
 	for i, t := range ts {
-		tq := `plainto_tsquery('lore_english', ` + a.add(t) + `)`
-		anyOf = append(anyOf, tq)
-		score = append(score, a.add(idfs[i])+`::float8 * ts_rank_cd(`+textWeights+`, i.search, `+tq+`)`)
+		tqs[i] = `plainto_tsquery('lore_english', ` + a.add(t) + `)`
+		score = append(score, a.add(ws[i].idf)+`::float8 * ts_rank_cd(`+textWeights+`, i.search, `+tqs[i]+`)`)
+		if !ws[i].common {
+			rare = append(rare, tqs[i])
+			continue
+		}
+		common = append(common, tqs[i])
+		if commonest < 0 || ws[i].idf < ws[commonest].idf {
+			commonest = i
+		}
 	}
-	cond := s.where(q.Filter, &a)
-	rows, err := s.pool.Query(ctx, `SELECT `+itemColumns+`, `+strings.Join(score, " + ")+` AS score FROM items i
-		WHERE i.search @@ (`+strings.Join(anyOf, " || ")+`) AND `+cond+`
-		ORDER BY score DESC, i.confidence DESC, i.id LIMIT `+strconv.Itoa(limit), a...)
+	all := `(` + strings.Join(tqs, " || ") + `)`
+	query := func(matches string) ([]lore.Hit, error) {
+		b := slices.Clone(a)
+		return s.hits(ctx, `SELECT `+itemColumns+`, `+strings.Join(score, " + ")+` AS score FROM items i
+			WHERE `+matches+` AND `+s.where(q.Filter, &b)+` ORDER BY score DESC, i.confidence DESC, i.id LIMIT `+strconv.Itoa(limit), b...)
+	}
+	everyMatch := `i.search @@ ` + all
+	if len(common) == 0 {
+		return query(everyMatch)
+	}
+	newest := func(tq string) string {
+		return `(SELECT rowid FROM items WHERE search @@ ` + tq + ` ORDER BY rowid DESC LIMIT ` + strconv.Itoa(window) + `)`
+	}
+	cands := []string{newest(all)}
+	if len(rare) > 0 {
+		cands = append(cands, `(SELECT rowid FROM items WHERE search @@ (`+strings.Join(rare, " || ")+`))`)
+	} else if len(common) > 1 {
+		cands = append(cands, newest(`(`+strings.Join(common, " && ")+`)`))
+		if len(common) > 2 {
+			most := slices.Delete(slices.Clone(tqs), commonest, commonest+1)
+			cands = append(cands, newest(`(`+strings.Join(most, " && ")+`)`))
+		}
+	}
+	hits, err := query(`i.rowid IN (` + strings.Join(cands, " UNION ") + `)`)
+	if err != nil || len(hits) >= limit || q.Bounded {
+		return hits, err
+	}
+	return query(everyMatch)
+}
+
+// hits reads the items of a query that selects itemColumns and a score.
+func (s *Store) hits(ctx context.Context, query string, args ...any) ([]lore.Hit, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -244,30 +289,44 @@ func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 	return hits, rows.Err()
 }
 
-// termIDFs returns bm25's inverse document frequency, with its floor,
-// of each term in table's search vectors: from how many rows hold it (up
-// to commonAt) of about how many rows there are.
-func (s *Store) termIDFs(ctx context.Context, table string, ts []string) ([]float64, error) {
+// termWeight is how much a term says of which rows are alike.
+type termWeight struct {
+	idf    float64 // bm25's inverse document frequency, with its floor
+	common bool    // held by commonAt rows or more
+}
+
+// weigh returns the weight of each term in table's search vectors: from
+// how many rows hold it, counted up to commonAt, of about how many rows
+// there are. A common term's count is estimated from where its first
+// commonAt matches end, as rows are mostly kept in the order they were
+// added.
+func (s *Store) weigh(ctx context.Context, table string, ts []string) ([]termWeight, error) {
 	var a args
-	counts := []string{`(SELECT coalesce(max(rowid), 0) FROM ` + table + `)`}
+	cols := []string{`(SELECT coalesce(max(rowid), 0) FROM ` + table + `)`}
 	for _, t := range ts {
-		counts = append(counts, `(SELECT count(*) FROM (SELECT FROM `+table+` WHERE search @@ plainto_tsquery('lore_english', `+
-			a.add(t)+`) LIMIT `+strconv.Itoa(commonAt)+`) AS m)`)
+		cols = append(cols, `(SELECT count(*) || ' ' || coalesce(max(rowid), 0) FROM (SELECT rowid FROM `+table+
+			` WHERE search @@ plainto_tsquery('lore_english', `+a.add(t)+`) LIMIT `+strconv.Itoa(commonAt)+`) AS m)`)
 	}
-	ns := make([]int64, len(counts))
-	dest := make([]any, len(ns))
-	for i := range ns {
-		dest[i] = &ns[i]
+	var total int64
+	counts := make([]string, len(ts))
+	dest := []any{&total}
+	for i := range counts {
+		dest = append(dest, &counts[i])
 	}
-	if err := s.pool.QueryRow(ctx, `SELECT `+strings.Join(counts, ", "), a...).Scan(dest...); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT `+strings.Join(cols, ", "), a...).Scan(dest...); err != nil {
 		return nil, err
 	}
-	total := float64(max(ns[0], 1))
-	idfs := make([]float64, len(ts))
-	for i, n := range ns[1:] {
-		idfs[i] = max(1e-6, math.Log((total-float64(n)+0.5)/(float64(n)+0.5)))
+	ws := make([]termWeight, len(ts))
+	for i, c := range counts {
+		var n, end int64
+		fmt.Sscan(c, &n, &end)
+		of := total
+		if ws[i].common = n >= commonAt; ws[i].common {
+			of = end // n of the first end rows
+		}
+		ws[i].idf = max(1e-6, math.Log((float64(of)-float64(n)+0.5)/(float64(n)+0.5)))
 	}
-	return idfs, nil
+	return ws, nil
 }
 
 // Searches returns what Search returns for each query.
