@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/storetest"
@@ -146,5 +147,33 @@ func TestCancel(t *testing.T) {
 	tx.Rollback(bg)
 	if _, err := s.Add(bg, item); err != nil {
 		t.Errorf("Add once the lock is free: %v", err)
+	}
+}
+
+// TestRetry: a transaction PostgreSQL aborts for a serialisation failure
+// or a deadlock is tried again; other errors are not.
+func TestRetry(t *testing.T) {
+	s := openTest(t, nil)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		code string
+		runs int
+	}{{"40001", 2}, {"40P01", 2}, {"23505", 1}} {
+		runs := 0
+		err := inTx(ctx, s.pool, func(tx pgx.Tx) error {
+			runs++
+			if runs == 1 {
+				return &pgconn.PgError{Code: tt.code}
+			}
+			return nil
+		})
+		if runs != tt.runs || (tt.runs == 2) != (err == nil) {
+			t.Errorf("SQLSTATE %s: %d runs, %v; want %d", tt.code, runs, err, tt.runs)
+		}
+	}
+	runs := 0
+	err := inTx(ctx, s.pool, func(pgx.Tx) error { runs++; return &pgconn.PgError{Code: "40001"} })
+	if runs != maxAttempts || err == nil {
+		t.Errorf("a conflict every time: %d runs, %v; want %d and the error", runs, err, maxAttempts)
 	}
 }
