@@ -63,14 +63,17 @@ func openTest(t testing.TB, now func() time.Time) *Store {
 }
 
 func TestConformance(t *testing.T) {
+	testURL(t) // skips the suite at once without a database
 	storetest.Run(t, func(t *testing.T, now func() time.Time) lore.Store { return openTest(t, now) })
 }
 
 func TestJournal(t *testing.T) {
+	testURL(t) // skips the suite at once without a database
 	storetest.RunJournal(t, func(t *testing.T, now func() time.Time) lore.Journal { return openTest(t, now) })
 }
 
 func TestGuards(t *testing.T) {
+	testURL(t) // skips the suite at once without a database
 	storetest.RunGuards(t, func(t *testing.T) lore.FixGuards { return openTest(t, time.Now) })
 }
 

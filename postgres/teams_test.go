@@ -44,9 +44,11 @@ func openTestTeams(t *testing.T) *Teams {
 }
 
 func TestTokens(t *testing.T) {
+	testURL(t) // skips the suite at once without a database
 	storetest.RunTokens(t, func(t *testing.T) lore.Tokens { return openTestTeams(t) })
 }
 
 func TestTeams(t *testing.T) {
+	testURL(t) // skips the suite at once without a database
 	storetest.RunTeams(t, func(t *testing.T) lore.Teams { return openTestTeams(t) })
 }
