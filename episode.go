@@ -158,6 +158,23 @@ func PrepareSessions(batch []SessionEpisodes) ([]SessionEpisodes, error) {
 	return out, nil
 }
 
+// AppendMatches appends to eps the episodes of more (of other
+// signatures, best match first) whose error line matches words
+// (MatchesText), until eps holds limit: the second part of what
+// Store.Episodes returns.
+func AppendMatches(eps, more []Episode, words []string, limit int) []Episode {
+	eps = slices.Clip(eps)
+	for _, e := range more {
+		if len(eps) >= limit {
+			break
+		}
+		if MatchesText(words, e.Error) {
+			eps = append(eps, e)
+		}
+	}
+	return eps
+}
+
 // NeutralError is an error line as an episode may hand it over: the
 // line, or its sentences before the first one that reads as an order held
 // for naming nothing of a project, asking for harm or setting something

@@ -170,6 +170,18 @@ func AddGuardPitfalls(ctx context.Context, st adder, gs ...FixGuard) ([]AddResul
 	return addTaught(ctx, st, "guard pitfalls", gs, GuardPitfall)
 }
 
+// OneGuard returns the one guard of gs, the guards of repo whose commit
+// starts with commit: none is ENOTFOUND, several EINVALID.
+func OneGuard(gs []FixGuard, repo, commit string) (FixGuard, error) {
+	switch {
+	case len(gs) == 0:
+		return FixGuard{}, Errorf(ENOTFOUND, "no guard of commit %s in %s: run lore guard scan", commit, repo)
+	case len(gs) > 1:
+		return FixGuard{}, Errorf(EINVALID, "%s is the start of several fixes' commits: give more of it", commit)
+	}
+	return gs[0], nil
+}
+
 // ValidCommit reports whether c is a commit's full id: 40 hex digits,
 // of either case.
 func ValidCommit(c string) bool { return len(c) == 40 && hexDigits(strings.ToLower(c)) }

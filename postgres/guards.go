@@ -94,13 +94,9 @@ func (s *Store) SetProof(ctx context.Context, repo, commit, proof, cmd string, a
 		if err != nil {
 			return err
 		}
-		switch {
-		case len(gs) == 0:
-			return lore.Errorf(lore.ENOTFOUND, "no guard of commit %s in %s: run lore guard scan", commit, repo)
-		case len(gs) > 1:
-			return lore.Errorf(lore.EINVALID, "%s is the start of several fixes' commits: give more of it", commit)
+		if out, err = lore.OneGuard(gs, repo, commit); err != nil {
+			return err
 		}
-		out = gs[0]
 		out.Proof, out.ProofCmd, out.ProofAt = proof, cmd, lore.StoreTime(at)
 		_, err = tx.Exec(ctx, `UPDATE guards SET proof = $1, proof_cmd = $2, proof_at = $3 WHERE repo_key = $4 AND commit_id = $5`,
 			proof, cmd, out.ProofAt, lore.RepoKey(repo), out.Commit)

@@ -4,7 +4,6 @@ package postgres
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,10 +44,8 @@ func scanHarvest(r pgx.CollectableRow) (lore.Harvest, error) {
 // RecordHarvest stores records in one transaction, each replacing the
 // record of the same session and extractor.
 func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
-	for _, h := range hs {
-		if h.Session == "" || h.Extractor == "" {
-			return lore.Errorf(lore.EINVALID, "a harvest record needs a session and an extractor")
-		}
+	if err := lore.CheckHarvests(hs); err != nil {
+		return err
 	}
 	if len(hs) == 0 {
 		return nil
@@ -207,16 +204,7 @@ func (s *Store) Episodes(ctx context.Context, q lore.EpisodeQuery) ([]lore.Episo
 	if err != nil {
 		return nil, err
 	}
-	out = slices.Clip(out)
-	for _, e := range more {
-		if len(out) == limit {
-			break
-		}
-		if lore.MatchesText(ts, e.Error) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return lore.AppendMatches(out, more, ts, limit), nil
 }
 
 func (s *Store) episodes(ctx context.Context, query string, args ...any) ([]lore.Episode, error) {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -108,16 +107,7 @@ func (s *Store) Episodes(ctx context.Context, q lore.EpisodeQuery) ([]lore.Episo
 	if err != nil {
 		return nil, err
 	}
-	out = slices.Clip(out)
-	for _, e := range more {
-		if len(out) == limit {
-			break
-		}
-		if lore.MatchesText(ts, e.Error) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return lore.AppendMatches(out, more, ts, limit), nil
 }
 
 func (s *Store) episodes(ctx context.Context, query string, args ...any) ([]lore.Episode, error) {

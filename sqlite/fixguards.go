@@ -106,13 +106,9 @@ func (s *Store) SetProof(ctx context.Context, repo, commit, proof, cmd string, a
 		if err != nil {
 			return err
 		}
-		switch {
-		case len(gs) == 0:
-			return lore.Errorf(lore.ENOTFOUND, "no guard of commit %s in %s: run lore guard scan", commit, repo)
-		case len(gs) > 1:
-			return lore.Errorf(lore.EINVALID, "%s is the start of several fixes' commits: give more of it", commit)
+		if out, err = lore.OneGuard(gs, repo, commit); err != nil {
+			return err
 		}
-		out = gs[0]
 		out.Proof, out.ProofCmd, out.ProofAt = proof, cmd, lore.StoreTime(at)
 		_, err = tx.ExecContext(ctx, `UPDATE guards SET proof = ?, proof_cmd = ?, proof_at = ? WHERE repo = ? AND commit_id = ?`,
 			proof, cmd, micros(out.ProofAt), repo, out.Commit)

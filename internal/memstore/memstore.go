@@ -253,10 +253,8 @@ func (s *Store) Harvested(ctx context.Context, session, extractor string) (lore.
 func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, h := range hs {
-		if h.Session == "" || h.Extractor == "" {
-			return lore.Errorf(lore.EINVALID, "a harvest record needs a session and an extractor")
-		}
+	if err := lore.CheckHarvests(hs); err != nil {
+		return err
 	}
 	for _, h := range hs {
 		h.At = lore.StoreTime(h.At)
