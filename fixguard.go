@@ -170,6 +170,18 @@ func AddGuardPitfalls(ctx context.Context, st adder, gs ...FixGuard) ([]AddResul
 	return addTaught(ctx, st, "guard pitfalls", gs, GuardPitfall)
 }
 
+// PrepareGuard checks a guard a caller wants stored and brings it into
+// the form every store keeps: its commit in lower case, its time as
+// stores keep times. A guard without a repository or a full commit id is
+// EINVALID.
+func PrepareGuard(g FixGuard) (FixGuard, error) {
+	if g.Repo == "" || !ValidCommit(g.Commit) {
+		return g, Errorf(EINVALID, "a guard needs a repository and a commit (40 hex digits), not %q %q", g.Repo, g.Commit)
+	}
+	g.Commit, g.At = strings.ToLower(g.Commit), StoreTime(g.At)
+	return g, nil
+}
+
 // OneGuard returns the one guard of gs, the guards of repo whose commit
 // starts with commit: none is ENOTFOUND, several EINVALID.
 func OneGuard(gs []FixGuard, repo, commit string) (FixGuard, error) {

@@ -24,10 +24,10 @@ func (s *Store) SaveGuards(ctx context.Context, gs []lore.FixGuard) error {
 	}
 	rows := make([]row, 0, len(gs))
 	for _, g := range gs {
-		if g.Repo == "" || !lore.ValidCommit(g.Commit) {
-			return lore.Errorf(lore.EINVALID, "a guard needs a repository and a commit (40 hex digits), not %q %q", g.Repo, g.Commit)
+		g, err := lore.PrepareGuard(g)
+		if err != nil {
+			return err
 		}
-		g.Commit, g.At = strings.ToLower(g.Commit), lore.StoreTime(g.At)
 		body := g
 		body.Proof, body.ProofCmd, body.ProofAt = "", "", time.Time{}
 		b, err := json.Marshal(body)
