@@ -87,6 +87,9 @@ func newPool(ctx context.Context, url, schema string) (*pgxpool.Pool, error) {
 		return nil, lore.Errorf(lore.EINVALID, "open store %s: not a PostgreSQL URL", Redact(url))
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	// A server keeps a pool per team: connections a team leaves idle go
+	// back to the database soon (pool_max_conns in the URL caps each pool).
+	cfg.MaxConnIdleTime = time.Minute
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", Redact(url), err)
