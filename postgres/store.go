@@ -55,10 +55,18 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	if team == "" {
 		team = lore.DefaultTeam
 	}
-	if !lore.ValidTeam(team) {
-		return nil, lore.Errorf(lore.EINVALID, "%q is not a team name (1 to 40 lower-case letters, digits, - and _)", team)
+	if err := checkTeam(team); err != nil {
+		return nil, err
 	}
 	return open(ctx, url, Schema(team), o.Now)
+}
+
+// checkTeam returns an EINVALID error when name cannot name a team.
+func checkTeam(name string) error {
+	if !lore.ValidTeam(name) {
+		return lore.Errorf(lore.EINVALID, "%q is not a team name (1 to 40 lower-case letters, digits, - and _)", name)
+	}
+	return nil
 }
 
 // open returns the store in schema, made and brought up to date.

@@ -57,8 +57,8 @@ func openTeams(ctx context.Context, url, admin string, schema func(string) strin
 // Team returns the store of a team, opening it (and making its schema)
 // on first use.
 func (ts *Teams) Team(ctx context.Context, name string) (lore.Store, error) {
-	if !lore.ValidTeam(name) {
-		return nil, lore.Errorf(lore.EINVALID, "%q is not a team name (1 to 40 lower-case letters, digits, - and _)", name)
+	if err := checkTeam(name); err != nil {
+		return nil, err
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -90,8 +90,8 @@ func (ts *Teams) Close() error {
 
 // AddToken stores a token by the hash of its secret.
 func (ts *Teams) AddToken(ctx context.Context, t lore.Token, hash [32]byte) (lore.Token, error) {
-	if !lore.ValidTeam(t.Team) {
-		return lore.Token{}, lore.Errorf(lore.EINVALID, "%q is not a team name", t.Team)
+	if err := checkTeam(t.Team); err != nil {
+		return lore.Token{}, err
 	}
 	if t.Scope != lore.ScopeRead && t.Scope != lore.ScopeWrite {
 		return lore.Token{}, lore.Errorf(lore.EINVALID, "scope %q is neither %s nor %s", t.Scope, lore.ScopeRead, lore.ScopeWrite)
