@@ -180,3 +180,10 @@ func TestRetry(t *testing.T) {
 		t.Errorf("a conflict every time: %d runs, %v; want %d and the error", runs, err, maxAttempts)
 	}
 }
+
+// TestJournalHistory measures the journal's retrieval on real git
+// histories (storetest.RunJournalHistory), as the SQLite store's is.
+func TestJournalHistory(t *testing.T) {
+	testURL(t)
+	storetest.RunJournalHistory(t, func(t *testing.T) lore.Journal { return openTest(t, nil) })
+}
