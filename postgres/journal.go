@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -222,34 +223,40 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 		text[rowid] = max(text[rowid], score)
 	}
 	if ts := terms.Of(q.Text); len(ts) > 0 {
-		ws, err := s.weigh(ctx, "attempts", ts)
+		tq, err := s.textQuery(ctx, "attempts", "a", attemptWeights, ts)
 		if err != nil {
 			return nil, err
 		}
-		var a args
-		var anyOf, score []string
-		for i, t := range ts {
-			tq := `plainto_tsquery('lore_english', ` + a.add(t) + `)`
-			anyOf = append(anyOf, tq)
-			score = append(score, a.add(ws[i].idf)+`::float8 * ts_rank_cd(`+attemptWeights+`, a.search, `+tq+`)`)
-		}
-		cond := attemptWhere(q.Repo, q.Outcome, q.Since, &a)
-		rows, err := s.pool.Query(ctx, `SELECT a.rowid, `+strings.Join(score, " + ")+` AS score FROM attempts a
-			WHERE a.search @@ (`+strings.Join(anyOf, " || ")+`) AND `+cond+`
-			ORDER BY score DESC, a.rowid DESC LIMIT `+strconv.Itoa(lore.SimilarCandidates), a...)
-		if err != nil {
-			return nil, err
-		}
-		best := 0.0
-		var rowid int64
-		var sc float64
-		_, err = pgx.ForEachRow(rows, []any{&rowid, &sc}, func() error {
-			best = max(best, sc)
-			candidate(rowid, sc/max(best, 1e-9))
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		// The best text matches, of those worth scoring; of every match
+		// when those are fewer than asked for (an old repository's).
+		for _, matches := range []string{tq.bounded, tq.every} {
+			if matches == "" {
+				continue
+			}
+			a := slices.Clone(tq.args)
+			rows, err := s.pool.Query(ctx, `SELECT a.rowid, `+tq.score+` AS score FROM attempts a
+				WHERE `+matches+` AND `+attemptWhere(q.Repo, q.Outcome, q.Since, &a)+`
+				ORDER BY score DESC, a.rowid DESC LIMIT `+strconv.Itoa(lore.SimilarCandidates), a...)
+			if err != nil {
+				return nil, err
+			}
+			var rowid int64
+			var sc float64
+			var scores []float64
+			var rowids []int64
+			if _, err := pgx.ForEachRow(rows, []any{&rowid, &sc}, func() error {
+				rowids, scores = append(rowids, rowid), append(scores, sc)
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+			if len(rowids) < cmp.Or(q.Limit, 5) && matches != tq.every {
+				continue
+			}
+			for i, r := range rowids {
+				candidate(r, scores[i]/max(scores[0], 1e-9)) // best first: a share of the best's
+			}
+			break
 		}
 	}
 	files := lore.CleanFiles(q.Files)

@@ -220,17 +220,50 @@ func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 	if len(ts) == 0 || limit < 0 {
 		return nil, nil
 	}
-	ws, err := s.weigh(ctx, "items", ts)
+	tq, err := s.textQuery(ctx, "items", "i", textWeights, ts)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	var a args
+	query := func(matches string) ([]lore.Hit, error) {
+		a := slices.Clone(tq.args)
+		return s.hits(ctx, `SELECT `+itemColumns+`, `+tq.score+` AS score FROM items i
+			WHERE `+matches+` AND `+s.where(q.Filter, &a)+` ORDER BY score DESC, i.confidence DESC, i.id LIMIT `+strconv.Itoa(limit), a...)
+	}
+	if tq.bounded == "" {
+		return query(tq.every)
+	}
+	hits, err := query(tq.bounded)
+	if err != nil || len(hits) >= limit || q.Bounded {
+		return hits, err
+	}
+	return query(tq.every)
+}
+
+// textQuery is a question's terms as SQL over the search vectors of a
+// table: a row's score, and the conditions on the rows to score.
+type textQuery struct {
+	args  args
+	score string // Σ idf × ts_rank_cd over the terms
+	every string // the rows holding any term
+	// bounded is the rows worth scoring when some terms are common (see
+	// commonAt), "" when every match is.
+	bounded string
+}
+
+// textQuery returns the query of terms ts over the rows of table (alias
+// as) whose search vectors ts_rank_cd weighs with weights.
+func (s *Store) textQuery(ctx context.Context, table, as, weights string, ts []string) (textQuery, error) {
+	ws, err := s.weigh(ctx, table, ts)
+	if err != nil {
+		return textQuery{}, err
+	}
+	var q textQuery
 	tqs := make([]string, len(ts))
 	var score, rare, common []string
 	commonest := -1
 	for i, t := range ts {
-		tqs[i] = `plainto_tsquery('lore_english', ` + a.add(t) + `)`
-		score = append(score, a.add(ws[i].idf)+`::float8 * ts_rank_cd(`+textWeights+`, i.search, `+tqs[i]+`)`)
+		tqs[i] = `plainto_tsquery('lore_english', ` + q.args.add(t) + `)`
+		score = append(score, q.args.add(ws[i].idf)+`::float8 * ts_rank_cd(`+weights+`, `+as+`.search, `+tqs[i]+`)`)
 		if !ws[i].common {
 			rare = append(rare, tqs[i])
 			continue
@@ -241,21 +274,16 @@ func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 		}
 	}
 	all := `(` + strings.Join(tqs, " || ") + `)`
-	query := func(matches string) ([]lore.Hit, error) {
-		b := slices.Clone(a)
-		return s.hits(ctx, `SELECT `+itemColumns+`, `+strings.Join(score, " + ")+` AS score FROM items i
-			WHERE `+matches+` AND `+s.where(q.Filter, &b)+` ORDER BY score DESC, i.confidence DESC, i.id LIMIT `+strconv.Itoa(limit), b...)
-	}
-	everyMatch := `i.search @@ ` + all
+	q.score, q.every = strings.Join(score, " + "), as+`.search @@ `+all
 	if len(common) == 0 {
-		return query(everyMatch)
+		return q, nil
 	}
 	newest := func(tq string) string {
-		return `(SELECT rowid FROM items WHERE search @@ ` + tq + ` ORDER BY rowid DESC LIMIT ` + strconv.Itoa(window) + `)`
+		return `(SELECT rowid FROM ` + table + ` WHERE search @@ ` + tq + ` ORDER BY rowid DESC LIMIT ` + strconv.Itoa(window) + `)`
 	}
 	cands := []string{newest(all)}
 	if len(rare) > 0 {
-		cands = append(cands, `(SELECT rowid FROM items WHERE search @@ (`+strings.Join(rare, " || ")+`))`)
+		cands = append(cands, `(SELECT rowid FROM `+table+` WHERE search @@ (`+strings.Join(rare, " || ")+`))`)
 	} else if len(common) > 1 {
 		cands = append(cands, newest(`(`+strings.Join(common, " && ")+`)`))
 		if len(common) > 2 {
@@ -263,11 +291,8 @@ func (s *Store) Search(ctx context.Context, q lore.Query) ([]lore.Hit, error) {
 			cands = append(cands, newest(`(`+strings.Join(most, " && ")+`)`))
 		}
 	}
-	hits, err := query(`i.rowid IN (` + strings.Join(cands, " UNION ") + `)`)
-	if err != nil || len(hits) >= limit || q.Bounded {
-		return hits, err
-	}
-	return query(everyMatch)
+	q.bounded = as + `.rowid IN (` + strings.Join(cands, " UNION ") + `)`
+	return q, nil
 }
 
 // hits reads the items of a query that selects itemColumns and a score.
