@@ -272,8 +272,13 @@ func (b *batch) supersede(ctx context.Context, m *mrow) ([]string, error) {
 	return ids, nil
 }
 
-// write stores the batch: the rows merged into, then the new rows with
-// their band keys, in one round trip each.
+// itemCopy are the columns new items are copied into.
+var itemCopy = []string{"id", "text", "category", "repo", "repo_key", "repo_name_key", "agent", "confidence", "manual_confidence",
+	"status", "source_count", "first_seen", "last_confirmed", "expires", "signature", "tags", "related", "ev_sessions",
+	"ev_positions", "ev_confidences", "reviews", "words", "tag_words"}
+
+// write stores the batch: the rows merged into, in one round trip; the
+// new rows, copied in (COPY); and their band keys.
 func (b *batch) write(ctx context.Context) error {
 	var q pgx.Batch
 	for _, m := range b.touched {
@@ -281,42 +286,52 @@ func (b *batch) write(ctx context.Context) error {
 		sessions, positions, conf := evidenceColumns(it.Evidence, m.conf)
 		q.Queue(`UPDATE items SET confidence = $2, manual_confidence = $3, status = $4, source_count = $5, first_seen = $6,
 			last_confirmed = $7, expires = $8, related = $9, tags = $10, ev_sessions = $11, ev_positions = $12, ev_confidences = $13,
-			search = `+fmt.Sprintf(searchVector, "$14::text", "$15::text")+` WHERE rowid = $1`,
+			tag_words = $14 WHERE rowid = $1`,
 			m.rowid, it.Confidence, it.Manual, string(it.Status), len(it.Evidence), it.FirstSeen, it.LastConfirmed, expiresValue(it),
-			nonNil(it.Related), nonNil(it.Tags), sessions, positions, conf, words(it.Text), words(strings.Join(it.Tags, " ")))
+			nonNil(it.Related), nonNil(it.Tags), sessions, positions, conf, words(strings.Join(it.Tags, " ")))
 	}
-	for _, m := range b.news {
+	if q.Len() > 0 {
+		if err := b.tx.SendBatch(ctx, &q).Close(); err != nil {
+			return err
+		}
+	}
+	if len(b.news) == 0 {
+		return nil
+	}
+	rows := make([][]any, len(b.news))
+	ids := make([]string, len(b.news))
+	for i, m := range b.news {
 		it := m.item
 		sessions, positions, conf := evidenceColumns(it.Evidence, m.conf)
 		repoKey, nameKey := repoKeys(it.Repo)
-		q.Queue(`INSERT INTO items (id, text, category, repo, repo_key, repo_name_key, agent, confidence, manual_confidence, status,
-			source_count, first_seen, last_confirmed, expires, signature, tags, related, ev_sessions, ev_positions, ev_confidences,
-			reviews, search) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-			`+fmt.Sprintf(searchVector, "$22::text", "$23::text")+`) RETURNING rowid`,
-			it.ID, it.Text, string(it.Category), it.Repo, repoKey, nameKey, it.Agent, it.Confidence, it.Manual, string(it.Status),
-			len(it.Evidence), it.FirstSeen, it.LastConfirmed, expiresValue(it), it.Signature, nonNil(it.Tags), nonNil(it.Related),
-			sessions, positions, conf, reviewsJSON(it.Reviews), words(it.Text), words(strings.Join(it.Tags, " "))).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&m.rowid) })
+		rows[i] = []any{it.ID, it.Text, string(it.Category), it.Repo, repoKey, nameKey, it.Agent, it.Confidence, it.Manual,
+			string(it.Status), len(it.Evidence), it.FirstSeen, it.LastConfirmed, expiresValue(it), it.Signature, nonNil(it.Tags),
+			nonNil(it.Related), sessions, positions, conf, reviewsJSON(it.Reviews), words(it.Text), words(strings.Join(it.Tags, " "))}
+		ids[i] = it.ID
 	}
-	if q.Len() == 0 {
-		return nil
-	}
-	if err := b.tx.SendBatch(ctx, &q).Close(); err != nil {
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{"items"}, itemCopy, pgx.CopyFromRows(rows)); err != nil {
 		return err
 	}
-	var keys, rowids []int64
+	rowid := map[string]int64{}
+	res, err := b.tx.Query(ctx, `SELECT id, rowid FROM items WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return err
+	}
+	var id string
+	var r int64
+	if _, err := pgx.ForEachRow(res, []any{&id, &r}, func() error { rowid[id] = r; return nil }); err != nil {
+		return err
+	}
+	var bands [][]any
 	for _, m := range b.news {
-		m.texts.Keys(&m.item, func(k int64) { keys, rowids = append(keys, k), append(rowids, m.rowid) })
+		m.rowid = rowid[m.item.ID]
+		var keys []int64
+		m.texts.Keys(&m.item, func(k int64) { keys = append(keys, k) })
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			bands = append(bands, []any{k, m.rowid})
+		}
 	}
-	return insertBands(ctx, b.tx, keys, rowids)
-}
-
-// insertBands stores band keys of items.
-func insertBands(ctx context.Context, tx pgx.Tx, keys, rowids []int64) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO bands (key, item) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING`,
-		keys, rowids)
+	_, err = b.tx.CopyFrom(ctx, pgx.Identifier{"bands"}, []string{"key", "item"}, pgx.CopyFromRows(bands))
 	return err
 }

@@ -5,7 +5,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -64,7 +63,7 @@ func (s *Store) Review(ctx context.Context, id string, d lore.Decision) (lore.It
 		}
 		it := r.item
 		if _, err := tx.Exec(ctx, `UPDATE items SET text = $2, status = $3, confidence = $4, manual_confidence = $5, tags = $6,
-			reviews = $7, search = `+fmt.Sprintf(searchVector, "$8::text", "$9::text")+` WHERE rowid = $1`,
+			reviews = $7, words = $8, tag_words = $9 WHERE rowid = $1`,
 			rowid, it.Text, string(it.Status), it.Confidence, it.Manual, nonNil(it.Tags), reviewsJSON(it.Reviews),
 			words(it.Text), words(strings.Join(it.Tags, " "))); err != nil {
 			return err
@@ -89,9 +88,17 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM items WHERE rowid = $1`, rowid)
-		return err
+		return deleteItem(ctx, tx, rowid)
 	})
+}
+
+// deleteItem deletes an item and its band keys.
+func deleteItem(ctx context.Context, tx pgx.Tx, rowid int64) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM bands WHERE item = $1`, rowid); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM items WHERE rowid = $1`, rowid)
+	return err
 }
 
 // ForgetSession removes a session's evidence from every item, recomputes
@@ -116,7 +123,7 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 			}
 			res.Evidence++
 			if r.item.Orphaned() {
-				if _, err := tx.Exec(ctx, `DELETE FROM items WHERE rowid = $1`, r.rowid); err != nil {
+				if err := deleteItem(ctx, tx, r.rowid); err != nil {
 					return err
 				}
 				res.Deleted++
@@ -133,4 +140,14 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 		return err
 	})
 	return res, err
+}
+
+// insertBands stores band keys of items.
+func insertBands(ctx context.Context, tx pgx.Tx, keys, rowids []int64) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO bands (key, item) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING`,
+		keys, rowids)
+	return err
 }

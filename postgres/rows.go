@@ -109,11 +109,6 @@ func items(ctx context.Context, q querier, sql string, args ...any) ([]lore.Item
 	return out, nil
 }
 
-// searchVector is the SQL of an item's search vector from the arguments
-// text and tags: their words as internal/terms splits them, the text's
-// weighing more.
-const searchVector = `setweight(to_tsvector('lore_english', %s), 'A') || setweight(to_tsvector('lore_english', %s), 'B')`
-
 // words is text's words as a search vector indexes them.
 func words(text string) string { return strings.Join(terms.Words(text), " ") }
 

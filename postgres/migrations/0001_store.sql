@@ -39,9 +39,14 @@ CREATE TABLE items (
 	ev_positions      integer[] NOT NULL DEFAULT '{}',
 	ev_confidences    double precision[] NOT NULL DEFAULT '{}',
 	reviews           jsonb NOT NULL DEFAULT '[]',
-	-- The text's words (weight A) and the tags' (B), split as
-	-- internal/terms splits a question.
-	search            tsvector NOT NULL
+	-- The words of the text and of the tags, split as internal/terms
+	-- splits a question, and the search vector made of them (the text's
+	-- weighing A, the tags' B), generated so that new items can be copied
+	-- in (COPY) rather than inserted one by one.
+	words             text NOT NULL DEFAULT '',
+	tag_words         text NOT NULL DEFAULT '',
+	search            tsvector GENERATED ALWAYS AS
+		(setweight(to_tsvector('lore_english', words), 'A') || setweight(to_tsvector('lore_english', tag_words), 'B')) STORED
 );
 CREATE INDEX items_search ON items USING gin (search);
 CREATE INDEX items_scope ON items (repo_key, agent, status, confidence);
@@ -53,10 +58,12 @@ CREATE INDEX items_command ON items (text COLLATE "C") WHERE category IN ('pitfa
 CREATE INDEX items_sessions ON items USING gin (ev_sessions);
 
 -- MinHash band keys (internal/dedup): an item whose key is here is a
--- near-duplicate candidate of every item that shares it.
+-- near-duplicate candidate of every item that shares it. No foreign key:
+-- checking one for every key made adding a third slower; the item's
+-- keys go with it (deleteItem).
 CREATE TABLE bands (
 	key  bigint NOT NULL,
-	item bigint NOT NULL REFERENCES items (rowid) ON DELETE CASCADE,
+	item bigint NOT NULL,
 	PRIMARY KEY (key, item)
 );
 CREATE INDEX bands_item ON bands (item);
