@@ -196,13 +196,18 @@ func OneGuard(gs []FixGuard, repo, commit string) (FixGuard, error) {
 
 // ValidCommit reports whether c is a commit's full id: 40 hex digits,
 // of either case.
-func ValidCommit(c string) bool { return len(c) == 40 && hexDigits(strings.ToLower(c)) }
+func ValidCommit(c string) bool { return len(c) == 40 && IsHex(strings.ToLower(c)) }
 
 // ValidCommitPrefix reports whether c may start a commit's id: 4 or more
 // lower-case hex digits.
-func ValidCommitPrefix(c string) bool { return len(c) >= 4 && hexDigits(c) }
+func ValidCommitPrefix(c string) bool { return len(c) >= 4 && IsHex(c) }
 
-func hexDigits(s string) bool {
+// IsHex reports whether s is lower-case hex digits, and not empty
+// (commits' and tokens' ids as stores keep them).
+func IsHex(s string) bool {
+	if s == "" {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {

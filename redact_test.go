@@ -105,3 +105,15 @@ func TestRedactOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactToken: a bearer token of lore serve, pasted into what an
+// agent learned, is never stored.
+func TestRedactToken(t *testing.T) {
+	for range 20 {
+		secret, _ := NewToken()
+		it := Item{Text: "call the team server with LORE_TOKEN " + secret + " set", Category: CategoryFact}
+		if n := it.Redact(); n != 1 || strings.Contains(it.Text, secret[5:]) {
+			t.Fatalf("Redact = %d, text %q: want the token replaced", n, it.Text)
+		}
+	}
+}

@@ -435,5 +435,8 @@ func Line(it lore.Item, repo string) string {
 		scope = it.Agent
 	}
 	text := strings.Join(strings.Fields(it.Text), " ")
+	if fix, ok := lore.FixedIn(it); ok {
+		text += " (fixed in " + fix + "; keep it: lore guard check)"
+	}
 	return fmt.Sprintf("- [%s] (%s, %s) %s\n", lore.Cite(it.ID), it.Category, scope, text)
 }

@@ -38,7 +38,8 @@ type Target struct {
 // Alarm is a fix a tree has undone.
 type Alarm struct {
 	Guard lore.FixGuard `json:"guard"`
-	// Missing are the fix's lines found nowhere in the tree; Kept counts
+	// Missing are the fix's lines found nowhere in the tree, or taken
+	// out of their files by the change and put nowhere else; Kept counts
 	// the others.
 	Missing []lore.GuardLine `json:"missing"`
 	Kept    int              `json:"kept"`
@@ -70,7 +71,9 @@ type CheckResult struct {
 // Check finds the guarded fixes the target tree has undone: a fix in the
 // commit's history whose lines are, for the most part, gone from every
 // file of the tree (a line found in any file, however indented, is kept:
-// code moved or renamed is not undone), or a test the fix added that no
+// code moved or renamed is not undone) or taken out of their file by the
+// change from the base and put nowhere else (treeState.left; not under
+// Target.All, which has no change), or a test the fix added that no
 // test file defines or that is now skipped. A fix a later commit lets go
 // (a line "Reverts SHA" or "Supersedes SHA", a trailer "Guard-Override:
 // SHA reason"), and a line a later fix took out, raise nothing.
@@ -119,9 +122,8 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 	if err != nil {
 		return nil, err
 	}
-	alarms := evaluate(live, now)
-	if t.All || len(alarms) == 0 {
-		res.Alarms = alarms
+	if t.All {
+		res.Alarms = evaluate(live, now, nil)
 		return res, nil
 	}
 	base := t.Base
@@ -133,13 +135,34 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 		}
 	}
 	if base == "" {
-		res.Alarms = alarms // a root commit: every fix is its doing
+		res.Alarms = evaluate(live, now, nil) // a root commit: every fix is its doing
 		return res, nil
 	}
 	if base, err = r.Resolve(ctx, base); err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}
 	res.Base = base
+	// The base's tree, read for every guard's lines, so that a line the
+	// change took out of its file is told from one moved elsewhere.
+	var then *treeState
+	switch {
+	case (t.Staged || t.Worktree) && base == commit:
+		// The tree is HEAD's but for what is staged or changed.
+		then, err = now.rebaseTree(ctx, r, base, t.Staged)
+	case t.Staged || t.Worktree || !history[base]:
+		then, err = readState(ctx, r, live, Target{Rev: base}, base)
+	default:
+		// The base is in the commit's history: its tree is the commit's,
+		// but for the files the change changed.
+		then, err = now.rebase(ctx, r, base, commit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	alarms := evaluate(live, now, then)
+	if len(alarms) == 0 {
+		return res, nil
+	}
 	baseHistory, _, err := historyOf(ctx, r, base)
 	if err != nil {
 		return nil, err
@@ -150,24 +173,10 @@ func Check(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target) (*Che
 			before = append(before, g)
 		}
 	}
-	inHistory := history[base]
+	// A fix already undone in the base is not the change's doing.
 	stale := map[string]bool{}
-	if len(before) > 0 {
-		var then *treeState
-		if t.Staged || t.Worktree || !inHistory {
-			then, err = readState(ctx, r, before, Target{Rev: base}, base)
-		} else {
-			// Every guard of the base is one of the commit's (the base is
-			// in its history): the base's tree is the commit's, but for
-			// the files the change changed.
-			then, err = now.rebase(ctx, r, base, commit)
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range evaluate(before, then) {
-			stale[a.Guard.Commit] = true
-		}
+	for _, a := range evaluate(before, then, nil) {
+		stale[a.Guard.Commit] = true
 	}
 	for _, a := range alarms {
 		if stale[a.Guard.Commit] {
@@ -204,6 +213,9 @@ func changes(ctx context.Context, r *Repo, base, commit string, files []string) 
 // treeState is what a tree holds of the guards' lines and tests.
 type treeState struct {
 	lines map[string]bool // a guarded line, normalised → found in a file
+	// where is, for each guarded line found, how many times each file
+	// holds it.
+	where map[string]map[string]int
 	tests map[string]*testState
 	files map[string]bool // every file of the tree
 	// versions are the guarded lines that hold a dotted version, by their
@@ -279,8 +291,7 @@ func (st *treeState) read(p string, content []byte) {
 		buf = normBytes(buf[:0], l)
 		if _, ok := st.lines[string(buf)]; ok {
 			h.lines = append(h.lines, string(buf))
-		}
-		if len(st.versions) > 0 && bytes.IndexByte(buf, '.') >= 0 {
+		} else if len(st.versions) > 0 && bytes.IndexByte(buf, '.') >= 0 {
 			if n, ok := st.versions[digits.ReplaceAllString(string(buf), "0")]; ok {
 				h.lines = append(h.lines, n) // the same line, another version: a bump keeps the fix
 			}
@@ -300,15 +311,20 @@ func (st *treeState) read(p string, content []byte) {
 
 // sum sets which lines and tests the tree holds from what its files do.
 func (st *treeState) sum() {
+	st.where = map[string]map[string]int{}
 	for n := range st.lines {
 		st.lines[n] = false
 	}
 	for name := range st.tests {
 		st.tests[name] = &testState{}
 	}
-	for _, h := range st.perFile {
+	for p, h := range st.perFile {
 		for _, n := range h.lines {
 			st.lines[n] = true
+			if st.where[n] == nil {
+				st.where[n] = map[string]int{}
+			}
+			st.where[n][p]++
 		}
 		for _, s := range h.tests {
 			ts := st.tests[s.name]
@@ -318,6 +334,27 @@ func (st *treeState) sum() {
 	}
 }
 
+// left reports whether a change from the tree before to this one took
+// the guarded line l out of its file and put it nowhere else: its file
+// holds fewer copies of it than before, and no file more. Copies that
+// stood elsewhere all along, in its file or another, do not keep it; a
+// line moved, or gathered from several files into one, is kept.
+func (st *treeState) left(before *treeState, l lore.GuardLine) bool {
+	if before == nil {
+		return false
+	}
+	n := norm(l.Text)
+	if st.where[n][l.File] >= before.where[n][l.File] {
+		return false
+	}
+	for p, k := range st.where[n] {
+		if k > before.where[n][p] {
+			return false
+		}
+	}
+	return true
+}
+
 // rebase returns the state of base's tree from the state of commit's:
 // the same but for the files git diff says differ, read from base.
 func (st *treeState) rebase(ctx context.Context, r *Repo, base, commit string) (*treeState, error) {
@@ -325,10 +362,42 @@ func (st *treeState) rebase(ctx context.Context, r *Repo, base, commit string) (
 	if err != nil {
 		return nil, err
 	}
+	return st.rebased(ctx, r, out, nil)
+}
+
+// rebaseTree returns the state of base's tree from the state of the
+// staged tree (staged) or the work tree: the same but for the files that
+// differ from base, read from base, and without the untracked files.
+func (st *treeState) rebaseTree(ctx context.Context, r *Repo, base string, staged bool) (*treeState, error) {
+	if staged {
+		out, err := gitOut(ctx, r.Dir, "diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", base)
+		if err != nil {
+			return nil, err
+		}
+		return st.rebased(ctx, r, out, nil)
+	}
+	out, err := gitOut(ctx, r.Root, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", base)
+	if err != nil {
+		return nil, err
+	}
+	untracked, err := gitOut(ctx, r.Root, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	return st.rebased(ctx, r, out, strings.Split(string(untracked), "\x00"))
+}
+
+// rebased is the state with the files of a git diff --raw -z from base
+// (out) read from base, and the files absent from base (absent) gone.
+func (st *treeState) rebased(ctx context.Context, r *Repo, out []byte, absent []string) (*treeState, error) {
 	nb := &treeState{lines: maps.Clone(st.lines), tests: map[string]*testState{}, files: maps.Clone(st.files),
 		versions: st.versions, exts: st.exts, perFile: maps.Clone(st.perFile)}
 	for name := range st.tests {
 		nb.tests[name] = &testState{}
+	}
+	for _, p := range absent {
+		delete(nb.perFile, p)
+		delete(nb.files, p)
 	}
 	var objs, paths []string
 	fields := strings.Split(string(out), "\x00")
@@ -358,8 +427,10 @@ func (st *treeState) rebase(ctx context.Context, r *Repo, base, commit string) (
 	return nb, nil
 }
 
-// evaluate returns the alarms of the guards a tree has undone.
-func evaluate(guards []lore.FixGuard, st *treeState) []Alarm {
+// evaluate returns the alarms of the guards a tree has undone; with the
+// tree before a change, also those whose lines the change took out of
+// their files while copies stand elsewhere (treeState.left).
+func evaluate(guards []lore.FixGuard, st, before *treeState) []Alarm {
 	// A line a later fix took out is that fix's to guard: norm → the
 	// index of the last fix that took it out.
 	takenOut := map[string]int{}
@@ -378,7 +449,7 @@ func evaluate(guards []lore.FixGuard, st *treeState) []Alarm {
 			for _, l := range g.Lines {
 				n := norm(l.Text)
 				switch j, ok := takenOut[n]; {
-				case st.lines[n]:
+				case st.lines[n] && !st.left(before, l):
 					a.Kept++
 				case ok && j > i, retired(l.File):
 				default:

@@ -2,6 +2,7 @@ package fixguard
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -350,5 +351,160 @@ func TestCheckVersionsAndConditionalSkips(t *testing.T) {
 	res := checked(t, repo, gs, Target{})
 	if len(res.Alarms) != 1 || len(res.Alarms[0].Missing) != 1 || len(res.Alarms[0].SkippedTests) != 1 {
 		t.Errorf("the pin dropped and the test skipped: %+v, want both in one alarm", res.Alarms)
+	}
+}
+
+// envCopies holds copies of two of the fix's three lines, there before
+// the fix, as a repository's other code often does.
+const envCopies = `package config
+
+import (
+	"errors"
+	"os"
+	"strings"
+)
+
+var errEmptyKey2 = errors.New("env: empty key")
+
+// FromEnv reads KEY=value pairs.
+func FromEnv() (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range os.Environ() {
+		key, value, _ := strings.Cut(kv, "=")
+		if strings.TrimSpace(key) == "" {
+			return nil, errEmptyKey
+		}
+		out[key] = value
+	}
+	return out, nil
+}
+`
+
+// TestCheckCopiesElsewhere: a fix whose lines also stand in another file
+// is undone when a change takes them out of the fix's file and puts them
+// nowhere else; moving them keeps it.
+func TestCheckCopiesElsewhere(t *testing.T) {
+	history := func(t *testing.T) (*gittest.Repo, string) {
+		r := gittest.New(t)
+		r.Write("config/config.go", configBefore)
+		r.Write("config/env.go", envCopies)
+		r.Commit("add the config parser")
+		r.Write("config/config.go", configFixed)
+		fix := r.Commit("fix: crash on empty key")
+		r.Write("README.md", "# config\n")
+		r.Commit("docs: a readme")
+		return r, fix
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(r *gittest.Repo, fix string)
+		tree   Target
+		alarm  bool
+	}{
+		{"reverted", func(r *gittest.Repo, fix string) { r.Git("revert", "--no-edit", fix) }, Target{}, true},
+		{"reverted in the work tree", func(r *gittest.Repo, fix string) { r.Write("config/config.go", configBefore) }, Target{Worktree: true}, true},
+		{"the file renamed", func(r *gittest.Repo, fix string) {
+			r.Git("mv", "config/config.go", "config/parse.go")
+			r.Commit("rename")
+		}, Target{}, false},
+		{"the check moved to another file", func(r *gittest.Repo, fix string) {
+			r.Write("config/config.go", configBefore)
+			r.Write("config/check.go", "package config\n\nimport (\n\t\"errors\"\n\t\"strings\"\n)\n\n"+
+				"var errEmptyKey = errors.New(\"config: empty key\")\n\nfunc check(key string) error {\n"+
+				"\tif strings.TrimSpace(key) == \"\" {\n\t\treturn nil, errEmptyKey\n\t}\n\treturn nil\n}\n")
+			r.Commit("refactor: the key check in its own file")
+		}, Target{}, false},
+		{"the copies gathered into one file", func(r *gittest.Repo, fix string) {
+			r.Write("config/config.go", configBefore)
+			r.Write("config/env.go", strings.NewReplacer("\t\tif strings.TrimSpace(key) == \"\" {\n\t\t\treturn nil, errEmptyKey\n\t\t}\n",
+				"\t\tif err := check(key); err != nil {\n\t\t\treturn nil, err\n\t\t}\n").Replace(envCopies))
+			r.Write("config/check.go", "package config\n\nimport (\n\t\"errors\"\n\t\"strings\"\n)\n\n"+
+				"var errEmptyKey = errors.New(\"config: empty key\")\n\nfunc check(key string) error {\n"+
+				"\tif strings.TrimSpace(key) == \"\" {\n\t\treturn nil, errEmptyKey\n\t}\n\treturn nil\n}\n")
+			r.Commit("refactor: one key check for both")
+		}, Target{}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, fix := history(t)
+			repo := open(t, r)
+			gs := scanned(t, repo)
+			if len(gs) != 1 || len(gs[0].Lines) != 3 {
+				t.Fatalf("guards %+v: want the fix with its 3 lines", gs)
+			}
+			tt.change(r, fix)
+			res := checked(t, repo, gs, tt.tree)
+			if got := len(res.Alarms) > 0; got != tt.alarm {
+				t.Fatalf("alarms %+v, want an alarm: %v", res.Alarms, tt.alarm)
+			}
+			if tt.alarm && len(res.Alarms[0].Missing) != 3 {
+				t.Errorf("missing %v, want the 3 lines", res.Alarms[0].Missing)
+			}
+		})
+	}
+}
+
+// TestCheckCopiesInTheFile: a fix whose lines stand elsewhere in its own
+// file too (toml's e954445: "Reject duplicate arrays") is undone when a
+// change takes the fix's copies out.
+func TestCheckCopiesInTheFile(t *testing.T) {
+	other := "\n// Check reads one key.\nfunc Check(key string) error {\n\tif strings.TrimSpace(key) == \"\" {\n\t\treturn nil, errEmptyKey\n\t}\n\treturn nil\n}\n"
+	r := gittest.New(t)
+	r.Write("config/config.go", strings.Replace(configBefore, `import "strings"`, "import (\n\t\"errors\"\n\t\"strings\"\n)\n\nvar errEmptyKey = errors.New(\"config: empty key\")", 1)+other)
+	r.Commit("add the config parser")
+	r.Write("config/config.go", configFixed+other)
+	fix := r.Commit("fix: crash on empty key")
+	repo := open(t, r)
+	gs := scanned(t, repo)
+	if len(gs) != 1 {
+		t.Fatalf("guards %+v, want the fix", gs)
+	}
+	r.Git("revert", "--no-edit", fix)
+	if res := checked(t, repo, gs, Target{}); len(res.Alarms) != 1 {
+		t.Errorf("the revert: alarms %+v, want the fix", res.Alarms)
+	}
+}
+
+// TestRebaseTree: the base's state rebased from the staged tree's or the
+// work tree's is the state read from the base, whatever the change
+// staged, left unstaged, deleted or added untracked.
+func TestRebaseTree(t *testing.T) {
+	ctx := context.Background()
+	for _, staged := range []bool{false, true} {
+		r, _ := fixedRepo(t)
+		repo := open(t, r)
+		gs := scanned(t, repo)
+		r.Write("config/config.go", configBefore)                                                  // the fix undone
+		r.Write("config/extra.go", "package config\n\nfunc x() {\n\treturn nil, errEmptyKey\n}\n") // a copy, untracked or staged
+		r.Git("rm", "-q", "config/config_test.go")
+		if staged {
+			r.Git("add", "-A")
+		}
+		head := r.Git("rev-parse", "HEAD")
+		now, err := readState(ctx, repo, gs, Target{Staged: staged, Worktree: !staged}, head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rebased, err := now.rebaseTree(ctx, repo, head, staged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, err := readState(ctx, repo, gs, Target{Rev: head}, head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(rebased.where) != fmt.Sprint(read.where) || fmt.Sprint(rebased.lines) != fmt.Sprint(read.lines) {
+			t.Errorf("staged %v: rebased %v, read %v", staged, rebased.where, read.where)
+		}
+		if fmt.Sprint(now.where) == fmt.Sprint(read.where) {
+			t.Errorf("staged %v: the change changed nothing the test can see", staged)
+		}
+		for p := range read.files {
+			if !rebased.files[p] {
+				t.Errorf("staged %v: %s is in the base but not rebased", staged, p)
+			}
+		}
+		if rebased.files["config/extra.go"] {
+			t.Errorf("staged %v: the new file is in the rebased base", staged)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/lorehq/lore/internal/redact"
 )
@@ -65,5 +66,14 @@ func TestRulesRedactBeforeNormalising(t *testing.T) {
 				t.Errorf("item keeps %q: %s", secret, it.Text)
 			}
 		}
+	}
+}
+
+// TestOneLineKeepsCharacters: a problem's message cut to 300 bytes is not
+// cut inside a character.
+func TestOneLineKeepsCharacters(t *testing.T) {
+	got := oneLine(strings.Repeat("é", 200))
+	if !utf8.ValidString(got) || !strings.HasSuffix(got, "é…") || len(got) > 300+len("…") {
+		t.Errorf("oneLine cut to %q", got)
 	}
 }

@@ -149,6 +149,9 @@ type Summary struct {
 	Bytes int64 `json:"bytes"`
 	// Problems says what went wrong with each session counted in Errors.
 	Problems []Problem `json:"problems,omitempty"`
+	// FixesLinked counts the pitfalls found fixed by a commit lore guard
+	// keeps a guard of (lore.LinkFixes).
+	FixesLinked int `json:"fixes_linked"`
 	// Rebuild says what a rebuild took back before the run (lore harvest
 	// --rebuild; see Listing.Rebuild), when there was one.
 	Rebuild *Rebuilt `json:"rebuild,omitempty"`
@@ -220,6 +223,11 @@ feed:
 	wg.Wait()
 	close(h.out)
 	<-written
+	if h.failed() == nil && ctx.Err() == nil && !opts.DryRun {
+		if err := h.linkFixes(ctx); err != nil {
+			h.halt(err)
+		}
+	}
 	h.sum.Seconds = time.Since(start).Seconds()
 	if h.kept > 0 {
 		h.sum.LLMTokensPerItem = float64(h.sum.LLMTokensIn+h.sum.LLMTokensOut) / float64(h.kept)
@@ -261,6 +269,9 @@ type harvester struct {
 	kept int   // items handed to the store
 	fail error // a store that cannot be written ends the run
 	docs docs  // what instructions files document, by repository (documented.go)
+	// committed are the repositories of sessions whose pitfalls carry the
+	// commit the session made next (lore.TagCommits).
+	committed []string
 }
 
 func (h *harvester) failed() error {
@@ -444,6 +455,14 @@ func (h *harvester) session(ctx context.Context, s *lore.Session, rec lore.Harve
 	}
 	c := h.clean(s, found.Items, found.origins)
 	items := c.kept
+	if commits := lore.SessionCommits(s); len(commits) > 0 {
+		lore.TagCommits(items, s.ID, commits)
+		if s.Repo != "" && slices.ContainsFunc(items, func(it lore.Item) bool { return slices.ContainsFunc(it.Tags, isCommitTag) }) {
+			h.mu.Lock()
+			h.committed = append(h.committed, s.Repo)
+			h.mu.Unlock()
+		}
+	}
 	h.count(func(sum *Summary) {
 		sum.Redactions += c.redactions
 		sum.ItemsRefused += c.refused
@@ -763,7 +782,11 @@ func (h *harvester) halt(err error) {
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 300 {
-		s = s[:300] + "…"
+		n := 300
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // not inside a character
+		}
+		s = s[:n] + "…"
 	}
 	return s
 }

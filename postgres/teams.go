@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -162,8 +163,9 @@ func (ts *Teams) ListTokens(ctx context.Context, team string) ([]lore.Token, err
 // RevokeToken revokes the token with this id or unique id prefix; one
 // revoked already keeps its time.
 func (ts *Teams) RevokeToken(ctx context.Context, id string, at time.Time) (lore.Token, error) {
-	if !lore.ValidIDPrefix(id) {
-		return lore.Token{}, lore.Errorf(lore.EINVALID, "%q is not a token id (4 to 24 hex digits)", id)
+	id = strings.ToLower(strings.TrimSpace(id))
+	if !lore.IsHex(id) {
+		return lore.Token{}, lore.Errorf(lore.EINVALID, "%q is not a token id (hex digits, as lore serve token list shows)", id)
 	}
 	var out lore.Token
 	err := inTx(ctx, ts.admin, func(tx pgx.Tx) error {

@@ -3,7 +3,9 @@ package recall
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/boot"
@@ -186,4 +188,35 @@ func Episode(ctx context.Context, st episodes, opts Options, tool, input, output
 		return episode.Answer{}, err
 	}
 	return a, nil
+}
+
+// toldSince is how far back Told looks for the notes a session was
+// handed: longer than a session lasts.
+const toldSince = 24 * time.Hour
+
+// boots is what Told reads.
+type boots interface {
+	Boots(ctx context.Context, since time.Time, fn func(lore.Boot) error) error
+}
+
+// Told is which of ids session was handed already at the point of action
+// (boots of kind before-tool and after-failure in the day before now):
+// the Told of Options, so that a note is handed to a session once.
+func Told(ctx context.Context, st boots, session string, ids []string, now time.Time) (map[string]bool, error) {
+	var out map[string]bool
+	err := st.Boots(ctx, now.Add(-toldSince), func(b lore.Boot) error {
+		if b.Session != session || b.Kind == lore.BootStart || b.Withheld {
+			return nil
+		}
+		for _, id := range b.Items {
+			if slices.Contains(ids, id) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[id] = true
+			}
+		}
+		return nil
+	})
+	return out, err
 }

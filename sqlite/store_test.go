@@ -320,7 +320,15 @@ func withoutAttempts(t *testing.T, s *Store) {
 // (0013): no guards.
 func withoutGuards(t *testing.T, s *Store) {
 	t.Helper()
+	withoutTokens(t, s)
 	execAll(t, s, `DROP TABLE guards`, `PRAGMA user_version = 12`)
+}
+
+// withoutTokens takes the store back to before the tokens' migration
+// (0014): no tokens.
+func withoutTokens(t *testing.T, s *Store) {
+	t.Helper()
+	execAll(t, s, `DROP TABLE tokens`, `PRAGMA user_version = 13`)
 }
 
 // bootsWithoutHoldout takes the boot records back to before migration
@@ -1091,4 +1099,46 @@ func TestAttemptsIndexConsistent(t *testing.T) {
 
 func TestGuardsConformance(t *testing.T) {
 	storetest.RunGuards(t, func(t *testing.T) lore.FixGuards { return open(t, time.Now) })
+}
+
+func TestTokensConformance(t *testing.T) {
+	storetest.RunTokens(t, func(t *testing.T) lore.Tokens { return open(t, time.Now) })
+}
+
+func TestTeamsConformance(t *testing.T) {
+	storetest.RunTeams(t, func(t *testing.T) lore.Teams {
+		teams, err := OpenTeams(context.Background(), filepath.Join(t.TempDir(), "lore.db"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { teams.Close() })
+		return teams
+	})
+}
+
+// TestTeamFiles: a team's store is a file of its own beside the main
+// one, readable by its owner only.
+func TestTeamFiles(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "lore.db")
+	teams, err := OpenTeams(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer teams.Close()
+	if s, err := teams.Team(ctx, lore.DefaultTeam); err != nil || s.(*Store).path != path {
+		t.Fatalf("the default team's store is not the main file: %v", err)
+	}
+	if _, err := teams.Team(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	for p, mode := range map[string]fs.FileMode{path + ".teams": 0o700, filepath.Join(path+".teams", "acme.db"): 0o600} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != mode {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), mode)
+		}
+	}
 }

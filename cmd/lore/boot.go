@@ -93,6 +93,10 @@ repository first, then this agent, then global), confidence, recency and categor
 Tokens are counted with a real tokenizer, offline; the budget is never exceeded.
 Every boot is recorded for lore measure.
 
+Run in a git checkout without --repo or --cwd, boot is for that checkout's
+repository, as with --cwd .; elsewhere, for no repository (agent-wide and
+global notes).
+
 --format md (the default) prints the context; json prints {context, tokens,
 budget, items: [{id, text, category, repo, confidence, score, why}]}, why being
 command, confirmed or task; claude-hook prints
@@ -111,7 +115,7 @@ lore measure can compare the sessions with notes and those without.
 ` + repoScopeHelp + `
 
 ` + storeHelp,
-		Example: `  lore boot --cwd .
+		Example: `  lore boot                     # in a checkout: for its repository (as --cwd .)
   lore boot --repo acme/api --agent codex --task "fix the flaky retry test" --budget 1500
   lore boot --json | jq .tokens
   lore hooks install claude     # run boot at every Claude Code session start`,
@@ -177,6 +181,10 @@ lore measure can compare the sessions with notes and those without.
 // build opens the store, builds the context and records the boot. With no
 // store yet the context says lore has no notes.
 func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
+	if opts.Repo == "" && opts.Cwd == "" && opts.Format != "claude-hook" && opts.Env.Cwd != "" &&
+		transcript.CheckoutRoot(opts.Env.Cwd) != "" {
+		opts.Cwd = opts.Env.Cwd // run in a checkout: its repository, as lore journal takes it
+	}
 	if opts.Cwd != "" {
 		dir := opts.Cwd
 		if !filepath.IsAbs(dir) && opts.Env.Cwd != "" {
@@ -194,7 +202,7 @@ func (opts *bootOptions) build(ctx context.Context) (boot.Context, error) {
 	if err != nil {
 		return boot.Context{}, err
 	}
-	if storeMissing(p) {
+	if missing(p) {
 		return boot.Empty(opts.Options) // nothing learned yet
 	}
 	st, err := opts.open(ctx, opts.Env, true)

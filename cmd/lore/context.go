@@ -233,7 +233,7 @@ func (opts *contextOptions) build(ctx context.Context) (c boot.Context, noStore 
 	if opts.dir != "" {
 		bo.Dir, bo.Cwd = transcript.CheckoutRoot(opts.dir), opts.dir
 	}
-	if storeMissing(p) {
+	if missing(p) {
 		c, err = boot.Empty(bo)
 		return c, true, err
 	}

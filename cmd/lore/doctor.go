@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -84,9 +86,15 @@ func doctorRun(ctx context.Context, opts *doctorOptions) error {
 	}
 	exe, exeErr := opts.Executable()
 	var checks []doctorCheck
-	checks = append(checks, opts.checkStore(ctx, path), checkStoreFolder(path))
+	if remote.IsURL(path) {
+		// The team's server: it answers, and lore's folder (which keeps
+		// what lore push sent) is this user's alone.
+		checks = append(checks, opts.checkServer(ctx, path), checkStoreFolder(filepath.Join(loreHome(opts.Env), pushStateFile)))
+	} else {
+		checks = append(checks, opts.checkStore(ctx, path), checkStoreFolder(path))
+	}
 	checks = append(checks, checkHooks(opts.Env, exe, exeErr)...)
-	checks = append(checks, checkPath(opts.Env, exe, exeErr), checkHookLog(besideStore(opts.Env, path)))
+	checks = append(checks, checkPath(opts.Env, exe, exeErr), checkHookLog(hookLogPath(opts.Env, path)))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -135,7 +143,7 @@ const storeRestore = "move it aside and run lore harvest to make a new one (lore
 
 func (opts *doctorOptions) checkStore(ctx context.Context, path string) doctorCheck {
 	c := doctorCheck{Name: "store"}
-	if isStoreURL(path) {
+	if isPostgresURL(path) {
 		if err := opts.VerifyStore(ctx, path); err != nil {
 			c.Detail, c.Fix = oneLine(secrets.String(err.Error()), 300), "check the URL, the database and its user's rights"
 			return c
@@ -173,7 +181,7 @@ func (opts *doctorOptions) checkStore(ctx context.Context, path string) doctorCh
 
 func checkStoreFolder(path string) doctorCheck {
 	c := doctorCheck{Name: "store folder"}
-	if isStoreURL(path) {
+	if isPostgresURL(path) {
 		c.OK, c.Detail = true, "none: the store is a PostgreSQL database"
 		return c
 	}
@@ -312,9 +320,29 @@ func checkPath(env transcript.Env, exe string, exeErr error) doctorCheck {
 	return c
 }
 
-func checkHookLog(dir string) doctorCheck {
+// checkServer asks the team's lore serve for its active items.
+func (opts *doctorOptions) checkServer(ctx context.Context, url string) doctorCheck {
+	c := doctorCheck{Name: "store"}
+	ctx, cancel := context.WithTimeout(ctx, remoteCheckTimeout)
+	defer cancel()
+	st, err := opts.openRead(ctx, opts.Env)
+	if err == nil {
+		defer st.Close()
+		var n int
+		if n, err = st.Count(ctx, lore.Filter{}); err == nil {
+			c.OK = true
+			c.Detail = fmt.Sprintf("lore serve at %s answers: %d active items in the token's team", url, n)
+			return c
+		}
+	}
+	c.Detail = oneLine(secrets.String(err.Error()), 300)
+	c.Fix = "check that lore serve runs at " + url + " and that LORE_TOKEN holds a token it made (lore serve token list on the server)"
+	return c
+}
+
+func checkHookLog(path string) doctorCheck {
 	c := doctorCheck{Name: "hook log"}
-	l := hookLog(dir)
+	l := hookLog(path)
 	switch {
 	case !l.Exists:
 		c.OK = true

@@ -31,6 +31,9 @@ type factory struct {
 	OpenStore func(ctx context.Context, path string, readOnly bool) (lore.Store, error)
 	// VerifyStore checks the store file at path without changing it.
 	VerifyStore func(ctx context.Context, path string) error
+	// OpenTeams opens the teams of the store file at path (lore serve):
+	// the file is the default team's store and keeps the tokens.
+	OpenTeams func(ctx context.Context, path string) (lore.Teams, error)
 }
 
 // newFactory is the factory of a lore run on this machine: ios and env
@@ -42,13 +45,13 @@ func newFactory(ios *iostreams.IOStreams, env transcript.Env) *factory {
 		Executable:  executable,
 		SelfCommand: selfCommand,
 		OpenStore: func(ctx context.Context, path string, readOnly bool) (lore.Store, error) {
-			if isStoreURL(path) {
+			if isPostgresURL(path) {
 				return openPostgres(ctx, env, path)
 			}
 			return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
 		},
 		VerifyStore: func(ctx context.Context, path string) error {
-			if !isStoreURL(path) {
+			if !isPostgresURL(path) {
 				return sqlite.Verify(ctx, path)
 			}
 			s, err := openPostgres(ctx, env, path)
@@ -56,6 +59,9 @@ func newFactory(ios *iostreams.IOStreams, env transcript.Env) *factory {
 				return err
 			}
 			return s.Close()
+		},
+		OpenTeams: func(ctx context.Context, path string) (lore.Teams, error) {
+			return sqlite.OpenTeams(ctx, path, sqlite.Options{})
 		},
 	}
 }

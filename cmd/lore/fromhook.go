@@ -8,10 +8,12 @@ import (
 
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/remote"
 )
 
 // harvestFromHook answers Claude Code's SessionEnd hook: it starts a
-// harvest of the session's transcript in a detached process and returns
+// harvest of the session's transcript (a push, when the store is a team's
+// lore serve) in a detached process and returns
 // at once, so that the agent's exit is not delayed. It fails open: every
 // error is a line on stderr and exit 0. The harvest it starts, and any
 // model call that harvest makes, carry LORE_HARVEST=1, under which lore's
@@ -42,15 +44,29 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 	}
 	// Every line written to the log says when, and for which session.
 	session := "(no session)"
-	args := []string{"harvest", in.TranscriptPath}
-	if !isStoreURL(store) {
-		args = append(args, "--store", store) // a database's URL goes in the environment, out of the process list
+	// A team's store is a server's: the session is pushed for the server
+	// to harvest (and queued when it cannot be reached), not harvested here.
+	verb, logDir := "harvest", filepath.Dir(store)
+	switch {
+	case remote.IsURL(store):
+		verb, logDir = "push", loreHome(opts.Env)
+		if logDir == "" {
+			return fmt.Errorf("no home folder to keep push-state.json in: set LORE_HOME")
+		}
+	case isPostgresURL(store):
+		if logDir = loreHome(opts.Env); logDir == "" {
+			return fmt.Errorf("no home folder to keep the hook's log in: set LORE_HOME")
+		}
+	}
+	args := []string{verb, in.TranscriptPath}
+	if !isPostgresURL(store) {
+		args = append(args, "--store", store) // a database's URL, password and all, goes in the environment, out of the process list
 	}
 	if in.SessionID != "" {
 		session = "claude-code:" + in.SessionID
 		args = append(args, "--log-session", session)
 	}
-	if opts.LLM != "" {
+	if opts.LLM != "" && verb == "harvest" {
 		args = append(args, "--llm", opts.LLM, "--model", opts.Model)
 	}
 	cmd, err := opts.SelfCommand(args...)
@@ -58,15 +74,15 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 		return err
 	}
 	cmd.Env = append(cmd.Environ(), noHooksEnv+"=1")
-	if isStoreURL(store) {
+	if isPostgresURL(store) {
 		cmd.Env = append(cmd.Env, "LORE_STORE="+store)
 	}
-	// What the harvest says goes to a log beside the store.
-	dir := besideStore(opts.Env, store)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// What the harvest says goes to a log beside the store (a push's, in
+	// lore's folder).
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return err
 	}
-	log, err := os.OpenFile(filepath.Join(dir, hookLogName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	log, err := os.OpenFile(filepath.Join(logDir, "hook-"+verb+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -74,7 +90,7 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 	// Each run starts with a line saying when, for which session, what:
 	// the harvest's own lines follow it, stamped alike (--log-session). A
 	// path can hold a token: it goes to the log redacted, as all else.
-	fmt.Fprintf(&stampWriter{w: log, session: secrets.String(session)}, "harvest of %s started\n", secrets.String(in.TranscriptPath))
+	fmt.Fprintf(&stampWriter{w: log, session: secrets.String(session)}, "%s of %s started\n", verb, secrets.String(in.TranscriptPath))
 	cmd.Stdout, cmd.Stderr = log, log
 	detach(cmd)
 	if err := cmd.Start(); err != nil {

@@ -27,8 +27,9 @@ bug, regression, hotfix, a Fixes: trailer, a revert saying what broke) and keeps
 for each, a guard: the lines that carry the fix (not whitespace, imports,
 comments, formatting, version bumps, generated files or lockfiles), the tests it
 added or changed, its files and message. lore guard check then fails when a tree
-has undone a fix: its lines gone from every file (code moved, renamed or
-re-indented is not undone), or a test it added deleted or skipped.
+has undone a fix: its lines gone, not moved (code moved, renamed or re-indented
+is not undone; a copy that stood elsewhere all along does not keep it), or a test
+it added deleted or skipped.
 
 Guards are kept in the knowledge store, per repository; each fix also teaches a
 candidate pitfall of the repository. Nothing is written to the repository
@@ -123,7 +124,7 @@ func (o *guardOptions) readGuards(ctx context.Context, name string) ([]lore.FixG
 	if err != nil {
 		return nil, err
 	}
-	if storeMissing(p) {
+	if missing(p) {
 		return nil, nil // no store yet: no guards (a hook on a new machine lets the commit through)
 	}
 	st, guards, err := o.openGuards(ctx, false)

@@ -100,7 +100,7 @@ func TestGuardCommands(t *testing.T) {
 		{"refactor", func(r *gittest.Repo, fix string) {
 			r.Write("config/config.go", guardedBefore)
 			r.Commit("refactor: one loop")
-		}, 1, []string{"2 of its 2 lines are gone from every file", "config/config.go:", "changed by: ", " refactor: one loop"}},
+		}, 1, []string{"2 of its 2 lines are gone, not moved", "config/config.go:", "changed by: ", " refactor: one loop"}},
 		{"test deleted", func(r *gittest.Repo, fix string) {
 			r.Write("config/config_test.go", guardedTest)
 			r.Commit("drop a test")

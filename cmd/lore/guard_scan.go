@@ -28,7 +28,9 @@ func newGuardScanCmd(fac *factory, runF func(context.Context, *guardScanOptions)
 		Short: "Find a repository's fix commits and keep a guard of each",
 		Long: `Read the repository's history with git (nothing is written to it), find its fix
 commits and keep a guard of each in the store, replacing the guards of the same
-commits; each fix also adds a candidate pitfall of the repository. --since keeps
+commits; each fix also adds a candidate pitfall of the repository, and a pitfall
+a harvested session met and then committed this fix of is marked fixed by it
+(boot says "fixed in abc1234; keep it"). --since keeps
 to the fixes after a day, a time, a span back from now (7d) or a revision
 (REV..HEAD).
 
@@ -64,12 +66,15 @@ With --json, one object: the repository, the commits read, the guards and notes.
 }
 
 type guardScanReport struct {
-	Repo     string           `json:"repo"`
-	Commits  int              `json:"commits"`
-	Guards   []lore.FixGuard  `json:"guards"`
-	Pitfalls int              `json:"pitfalls"`
-	Proofs   []fixguard.Proof `json:"proofs,omitempty"`
-	Notes    []string         `json:"notes"`
+	Repo     string          `json:"repo"`
+	Commits  int             `json:"commits"`
+	Guards   []lore.FixGuard `json:"guards"`
+	Pitfalls int             `json:"pitfalls"`
+	// Linked counts the harvested pitfalls found fixed by these commits,
+	// which boot now says are fixed (lore.LinkFixes).
+	Linked int              `json:"linked"`
+	Proofs []fixguard.Proof `json:"proofs,omitempty"`
+	Notes  []string         `json:"notes"`
 }
 
 func guardScanRun(ctx context.Context, opts *guardScanOptions) error {
@@ -101,6 +106,11 @@ func guardScanRun(ctx context.Context, opts *guardScanOptions) error {
 	if err != nil {
 		return storeError(err)
 	}
+	// The pitfalls sessions met and then committed these fixes of.
+	linked, err := lore.LinkFixes(ctx, st, res.Guards)
+	if err != nil {
+		return storeError(err)
+	}
 	// The guards as kept: a proof lore guard test recorded stays.
 	kept, err := guards.Guards(ctx, name)
 	if err != nil {
@@ -114,7 +124,7 @@ func guardScanRun(ctx context.Context, opts *guardScanOptions) error {
 		k := proofs[g.Commit]
 		res.Guards[i].Proof, res.Guards[i].ProofCmd, res.Guards[i].ProofAt = k.Proof, k.ProofCmd, k.ProofAt
 	}
-	rep := guardScanReport{Repo: name, Commits: res.Commits, Guards: res.Guards, Pitfalls: len(added), Notes: res.Notes}
+	rep := guardScanReport{Repo: name, Commits: res.Commits, Guards: res.Guards, Pitfalls: len(added), Linked: linked, Notes: res.Notes}
 	if opts.Prove {
 		rep.Proofs = proveAll(ctx, r, res.Guards, opts.Jobs, opts.Timeout)
 		for _, p := range rep.Proofs {
@@ -147,6 +157,9 @@ func guardScanRun(ctx context.Context, opts *guardScanOptions) error {
 	}
 	fmt.Fprintf(out, "%s: %d commits read, %d fixes guarded (%d with tests, %d guarded by their tests only), %d pitfalls\n",
 		name, res.Commits, len(res.Guards), withTests, broad, len(added))
+	if linked > 0 {
+		fmt.Fprintf(out, "%d pitfalls that sessions met are fixed by these commits: boot now says so\n", linked)
+	}
 	shown := res.Guards
 	if len(shown) > 20 {
 		fmt.Fprintf(out, "the latest 20 (--json lists every one):\n")

@@ -172,6 +172,9 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 		errOut = &stampWriter{w: errOut, session: secrets.String(opts.LogSession)}
 		out = &stampWriter{w: out, session: secrets.String(opts.LogSession)}
 	}
+	if err := opts.local(opts.Env, "lore harvest works on a store on this machine", "use lore push, and the server harvests what it is sent"); err != nil {
+		return err
+	}
 	if err := pathsThere(errOut, opts.Paths); err != nil {
 		return err // before the store is opened: a typo creates no store
 	}
@@ -335,7 +338,7 @@ func (opts *harvestOptions) openForHarvest(ctx context.Context) (lore.Store, err
 	if err != nil {
 		return nil, err
 	}
-	if storeMissing(p) {
+	if missing(p) {
 		return opts.tempStore(ctx, "lore-dry-run-")
 	}
 	// VACUUM INTO needs a connection that may write (it writes the
@@ -375,7 +378,7 @@ func (o *storeOptions) openOrEmpty(ctx context.Context, env transcript.Env, read
 	if err != nil {
 		return nil, err
 	}
-	if readOnly && storeMissing(p) {
+	if readOnly && missing(p) {
 		return o.tempStore(ctx, "lore-dry-run-")
 	}
 	return o.open(ctx, env, false)

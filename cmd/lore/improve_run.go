@@ -144,6 +144,9 @@ func improveRunRun(ctx context.Context, opts *improveRunOptions) error {
 		c.Model = m
 	}
 	if !opts.NoStore {
+		if err := opts.local(opts.Env, "lore improve keeps its journal in a store on this machine", "pass --store PATH, or --no-journal"); err != nil {
+			return err
+		}
 		st, err := opts.open(ctx, opts.Env, false)
 		if err != nil {
 			return err

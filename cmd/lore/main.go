@@ -20,10 +20,19 @@ import (
 // signalGrace is how long lore may take to stop after SIGINT or SIGTERM.
 const signalGrace = 3 * time.Second
 
+// signalGraceOf is how long lore run with args may take to stop after a
+// signal: lore serve lets the requests in flight finish first.
+func signalGraceOf(args []string) time.Duration {
+	if len(args) > 0 && args[0] == "serve" {
+		return serveShutdown + signalGrace
+	}
+	return signalGrace
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	finished := make(chan struct{})
-	go exitAfterSignal(ctx, stop, finished, signalGrace, os.Stderr, os.Exit)
+	go exitAfterSignal(ctx, stop, finished, signalGraceOf(os.Args[1:]), os.Stderr, os.Exit)
 	code := run(ctx, newFactory(iostreams.System(), transcript.HostEnv()), os.Args[1:])
 	close(finished)
 	stop()

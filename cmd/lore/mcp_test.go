@@ -40,27 +40,28 @@ func TestMCPProcessHelper(t *testing.T) {
 	os.Exit(run(context.Background(), newFactory(iostreams.System(), transcript.HostEnv()), args))
 }
 
-func TestMCPOverStdio(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a process")
-	}
-	ctx := context.Background()
-	store := filepath.Join(t.TempDir(), "sub", "lore.db") // not there yet: lore mcp creates it
-	args, _ := json.Marshal([]string{"mcp", "--store", store, "--agent", "codex"})
+// startMCP starts lore with args (lore mcp) in a process of this test
+// binary, with env added to its environment, and connects a client to
+// it; the buffer gets what it writes on standard error.
+func startMCP(t *testing.T, env []string, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
+	b, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMCPProcessHelper$")
-	cmd.Env = append(os.Environ(), mcpArgsEnv+"="+string(args))
+	cmd.Env = append(append(os.Environ(), mcpArgsEnv+"="+string(b)), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v (stderr %q)", err, stderr.String())
 	}
-	if info := cs.InitializeResult().ServerInfo; info.Name != "lore" || info.Version == "" {
-		t.Errorf("server info %+v", info)
-	}
-	tools, err := cs.ListTools(ctx, nil)
+	return cs, &stderr
+}
+
+// toolNames lists the tools a server offers, in order.
+func toolNames(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,20 @@ func TestMCPOverStdio(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, " "); got != "boot_context journal_log journal_similar record_knowledge search_knowledge" {
+	return strings.Join(names, " ")
+}
+
+func TestMCPOverStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	ctx := context.Background()
+	store := filepath.Join(t.TempDir(), "sub", "lore.db") // not there yet: lore mcp creates it
+	cs, stderr := startMCP(t, nil, "mcp", "--store", store, "--agent", "codex")
+	if info := cs.InitializeResult().ServerInfo; info.Name != "lore" || info.Version == "" {
+		t.Errorf("server info %+v", info)
+	}
+	if got := toolNames(t, cs); got != "boot_context journal_log journal_similar record_knowledge search_knowledge" {
 		t.Errorf("tools %q", got)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "record_knowledge", Arguments: map[string]any{

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -150,7 +149,7 @@ func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	if storeMissing(p) {
+	if missing(p) {
 		return answer{}, nil // nothing learned yet
 	}
 	o := recall.Options{Agent: agent}
@@ -189,7 +188,7 @@ func (opts *recallOptions) respond(ctx context.Context) (answer, error) {
 		session = agent + ":" + in.SessionID
 		// A note is handed to a session once: asked only when there is one
 		// to hand over, which most commands have not.
-		if o.Told, err = told(ctx, st, session, n.Items); err != nil {
+		if o.Told, err = recall.Told(ctx, st, session, n.Items, time.Now()); err != nil {
 			return answer{}, err
 		}
 		if len(o.Told) > 0 {
@@ -228,31 +227,6 @@ func (opts *recallOptions) episode(ctx context.Context, st lore.Store, in claude
 	}
 	return opts.handOver(ctx, st, lore.Boot{Session: session, Repo: o.Repo, Agent: o.Agent, Items: []string{}, Kind: lore.BootEpisode,
 		Tokens: a.Tokens}, in.HookEventName, a.Note), nil
-}
-
-// toldSince is how far back told looks for the notes a session was
-// handed: longer than a session lasts.
-const toldSince = 24 * time.Hour
-
-// told is which of ids session was handed already at the point of action
-// (boots of kind before-tool and after-failure since toldSince).
-func told(ctx context.Context, st lore.Store, session string, ids []string) (map[string]bool, error) {
-	var out map[string]bool
-	err := st.Boots(ctx, time.Now().Add(-toldSince), func(b lore.Boot) error {
-		if b.Session != session || b.Kind == lore.BootStart || b.Withheld {
-			return nil
-		}
-		for _, id := range b.Items {
-			if slices.Contains(ids, id) {
-				if out == nil {
-					out = map[string]bool{}
-				}
-				out[id] = true
-			}
-		}
-		return nil
-	})
-	return out, err
 }
 
 // isRecallHook reports whether args run lore recall, which only hooks

@@ -10,13 +10,12 @@ import (
 	"testing"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/synth"
 )
 
 // pushError is what Claude Code tells the agent of a push to a protected
 // branch: the tool result's text, and PostToolUseFailure's error.
-const pushError = "Exit code 1\nremote: error: GH006: Protected branch update failed for refs/heads/main.\n" +
-	"remote: error: Changes must be made through a pull request.\nTo github.com:acme/api.git\n" +
-	" ! [remote rejected] main -> main (protected branch hook declined)\nerror: failed to push some refs to 'github.com:acme/api.git'"
+const pushError = synth.PushError
 
 // recallStore harvests a Claude Code session in a folder named api (the
 // repository api) that failed to push to main and pushed a branch right
@@ -27,27 +26,8 @@ func recallStore(t *testing.T) (store, dir, pitfall string) {
 	base := t.TempDir()
 	dir = filepath.Join(base, "api")
 	os.MkdirAll(dir, 0o755)
-	line := func(i int, typ string, msg any) string {
-		b, _ := json.Marshal(map[string]any{"type": typ, "uuid": fmt.Sprint("u", i), "sessionId": "0b6c1a52-6f0e-4c7e-9b1a-1f2e3d4c5b6a",
-			"cwd": dir, "version": "2.0.1", "timestamp": fmt.Sprintf("2026-09-03T10:00:%02d.000Z", i), "message": msg})
-		return string(b)
-	}
-	call := func(id, cmd string) map[string]any {
-		return map[string]any{"id": "msg_" + id, "role": "assistant", "model": "claude-sonnet-4", "content": []any{
-			map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{"command": cmd, "description": "push"}}}}
-	}
-	result := func(id, out string, failed bool) map[string]any {
-		return map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": out, "is_error": failed}}}
-	}
-	lines := []string{
-		line(1, "user", map[string]any{"role": "user", "content": "Push the retry fix."}),
-		line(2, "assistant", call("toolu_1", "git push origin main")),
-		line(3, "user", result("toolu_1", pushError, true)),
-		line(4, "assistant", call("toolu_2", "git push -u origin fix-retry")),
-		line(5, "user", result("toolu_2", "branch 'fix-retry' set up to track 'origin/fix-retry'.", false)),
-	}
 	transcriptFile := filepath.Join(base, "session.jsonl")
-	os.WriteFile(transcriptFile, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	os.WriteFile(transcriptFile, []byte(synth.ClaudePushSession("0b6c1a52-6f0e-4c7e-9b1a-1f2e3d4c5b6a", dir, "Push the retry fix.")), 0o600)
 	store = filepath.Join(base, "lore.db")
 	if r := runLore(t, "", "harvest", transcriptFile, "--store", store); r.code != 0 {
 		t.Fatalf("harvest: %s%s", r.stdout, r.err)

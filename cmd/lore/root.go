@@ -85,7 +85,9 @@ review what it learned (lore list, lore review, lore promote, lore edit, lore
 forget); hands the relevant part to the next session (lore boot, lore hooks
 install claude, lore mcp, lore context write); and measures whether that pays
 (lore measure, lore dashboard). lore status shows where you stand; lore doctor
-checks each piece and says how to fix what is broken.
+checks each piece and says how to fix what is broken. A team shares one store:
+lore serve on a server, and on each machine --store https://… (or LORE_STORE)
+with LORE_TOKEN, and lore push to send its sessions.
 
 Start with lore tour: the whole loop on built-in example sessions.
 
@@ -131,6 +133,8 @@ Exit codes: 0 ok, 1 failure, 2 usage error.`,
 		newJournalCmd(fac),
 		newImproveCmd(fac),
 		newGuardCmd(fac),
+		newServeCmd(fac, nil),
+		newPushCmd(fac, nil),
 	)
 	groupCommands(root)
 	completeFlagValues(root)
@@ -178,9 +182,9 @@ var commandGroups = []struct {
 	names     []string
 }{
 	{"read", "Read what agents left behind:", []string{"sessions", "sample", "tour"}},
-	{"learn", "Learn, and review what was learned:", []string{"harvest", "list", "review", "promote", "edit", "forget", "add",
+	{"learn", "Learn, and review what was learned:", []string{"harvest", "push", "list", "review", "promote", "edit", "forget", "add",
 		"search", "show", "export", "import", "journal", "improve", "guard"}},
-	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp"}},
+	{"use", "Hand it to agents:", []string{"boot", "recall", "hooks", "context", "mcp", "serve"}},
 	{"look", "Look after it, and see whether it pays:", []string{"status", "doctor", "config", "measure", "dashboard", "prune", "version",
 		"completion", "help"}},
 }

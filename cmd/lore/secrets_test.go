@@ -117,6 +117,8 @@ func newSecrets(rng *rand.Rand) []planted {
 	add("hex-secret", fake(rng, "", "0123456789abcdef", 32), "TWILIO_AUTH_TOKEN=$V")
 	add("prefixed-key", fake(rng, "lin_api_", alnum, 40), "LINEAR_API_KEY=$V")
 	add("github-app-token", fake(rng, "ghs_", alnum, 36), "git clone https://x-access-token:$V@github.com/acme/api.git")
+	// lore serve's own bearer tokens, pasted where a person keeps them.
+	add("lore-serve-token", fake(rng, "lore_", "abcdefghijklmnopqrstuvwxyz234567", 52), "echo $V > ~/.config/lore/token")
 	return ps
 }
 

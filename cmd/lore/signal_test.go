@@ -61,3 +61,16 @@ func TestExitAfterSignal(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalGraceOf: lore serve is given the time to finish the requests
+// in flight before a signal ends it; every other command the usual grace.
+func TestSignalGraceOf(t *testing.T) {
+	if g := signalGraceOf([]string{"serve", "--addr", ":0"}); g <= serveShutdown {
+		t.Errorf("lore serve's grace %s, want more than its shutdown %s", g, serveShutdown)
+	}
+	for _, args := range [][]string{nil, {"harvest"}, {"search", "serve"}} {
+		if g := signalGraceOf(args); g != signalGrace {
+			t.Errorf("grace of %v = %s, want %s", args, g, signalGrace)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/claudehook"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -96,6 +97,8 @@ type storeStatus struct {
 	SessionsHarvested int            `json:"sessions_harvested"`
 	LastHarvest       *string        `json:"last_harvest"`
 	Error             string         `json:"error,omitempty"`
+	// Remote says the store is a team's lore serve (Path its address).
+	Remote bool `json:"remote,omitempty"`
 
 	lastHarvest time.Time
 }
@@ -168,7 +171,7 @@ func gatherStatus(ctx context.Context, env transcript.Env, so *storeOptions) (st
 	rep.Agents = agentsFound(env)
 	rep.Hooks = hooksInstalled(env)
 	rep.Context = contextFiles(env)
-	rep.HookLog = hookLog(besideStore(env, path))
+	rep.HookLog = hookLog(hookLogPath(env, path))
 	rep.Next = nextStepOf(rep)
 	return rep, ctx.Err()
 }
@@ -179,9 +182,15 @@ func storeState(ctx context.Context, so *storeOptions, env transcript.Env, path 
 	for _, status := range lore.Statuses {
 		s.Items[string(status)] = 0
 	}
-	if isStoreURL(path) {
+	switch {
+	case remote.IsURL(path):
+		s.Exists, s.Remote = true, true
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, remoteCheckTimeout)
+		defer cancel()
+	case isPostgresURL(path):
 		s.Exists = true
-	} else {
+	default:
 		fi, err := os.Stat(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return s
@@ -368,8 +377,24 @@ const hookLogTail = 5
 // hookLogScan is how much of the log's end is read: the last runs.
 const hookLogScan = 64 << 10
 
-func hookLog(dir string) hookLogStatus {
-	l := hookLogStatus{Path: filepath.Join(dir, hookLogName), Tail: []string{}, Errors: []string{}}
+// remoteCheckTimeout bounds what status and doctor ask a team's server.
+const remoteCheckTimeout = 5 * time.Second
+
+// hookLogPath is the log of what the SessionEnd hook starts: the
+// harvests' beside the store (in lore's folder for a database), or the
+// pushes' in lore's folder when the store is a team's server.
+func hookLogPath(env transcript.Env, store string) string {
+	switch {
+	case remote.IsURL(store):
+		return filepath.Join(loreHome(env), "hook-push.log")
+	case isPostgresURL(store):
+		return filepath.Join(loreHome(env), hookLogName)
+	}
+	return filepath.Join(filepath.Dir(store), hookLogName)
+}
+
+func hookLog(path string) hookLogStatus {
+	l := hookLogStatus{Path: path, Tail: []string{}, Errors: []string{}}
 	fi, err := os.Stat(l.Path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return l
@@ -535,9 +560,12 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 	case !s.Exists:
 		fmt.Fprintf(w, "store     %s: none yet\n", short(s.Path))
 	default:
-		if isStoreURL(s.Path) {
+		switch {
+		case s.Remote:
+			fmt.Fprintf(w, "store     %s (the team's lore serve)\n", s.Path)
+		case isPostgresURL(s.Path):
 			fmt.Fprintf(w, "store     %s\n", s.Path) // a database: its size is not the store's
-		} else {
+		default:
 			fmt.Fprintf(w, "store     %s, %s\n", short(s.Path), humanBytes(s.Bytes))
 		}
 		fmt.Fprintf(w, "          items: %d active, %d candidate, %d superseded, %d retired\n",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/postgres"
+	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/transcript"
 )
 
@@ -25,11 +26,12 @@ type storeOptions struct {
 
 const storeHelp = `The store is $LORE_HOME/lore.db (LORE_HOME defaults to ~/.lore, created
 readable by you only); --store PATH or LORE_STORE choose another file, or a
+team's lore serve (https://host:7077, with the token in LORE_TOKEN), or a
 PostgreSQL database (postgres://user:password@host/db), where the store is
 that of the team LORE_TEAM names (default: default).`
 
 func (o *storeOptions) addFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path or a postgres:// URL (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
+	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path, a lore serve's https:// URL or a postgres:// URL (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
 }
 
 // loreHome is lore's folder: $LORE_HOME, else ~/.lore; "" with neither.
@@ -65,7 +67,7 @@ func (o *storeOptions) storePath(env transcript.Env) (string, error) {
 		p = filepath.Join(home, "lore.db")
 	}
 	switch {
-	case isStoreURL(p):
+	case remote.IsURL(p), isPostgresURL(p):
 		return p, nil
 	case strings.HasPrefix(p, "sqlite://"):
 		p = strings.TrimPrefix(p, "sqlite://")
@@ -85,6 +87,9 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 	if err != nil {
 		return nil, err
 	}
+	if remote.IsURL(p) {
+		return openRemote(env, p)
+	}
 	if mustExist {
 		if err := existing(p); err != nil {
 			return nil, err
@@ -98,6 +103,9 @@ func (o *storeOptions) open(ctx context.Context, env transcript.Env, mustExist b
 // a store that keeps no such part is an error naming what (a journal).
 func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, write bool, what string) (T, lore.Store, error) {
 	var part T
+	if err := o.local(env, "lore keeps its "+what+" in a store on this machine", "pass --store PATH"); err != nil {
+		return part, nil, err
+	}
 	var s lore.Store
 	var err error
 	if write {
@@ -116,43 +124,63 @@ func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, wri
 	return part, s, nil
 }
 
-// isStoreURL reports whether p names a PostgreSQL database rather than a
-// file.
-func isStoreURL(p string) bool {
+// openRemote opens the team's store that lore serve at url keeps, with
+// the token in LORE_TOKEN. http:// beyond loopback needs LORE_INSECURE=1.
+func openRemote(env transcript.Env, url string) (lore.Store, error) {
+	return remote.Open(url, remoteOptions(env))
+}
+
+// remoteOptions are a server's client's options, from the environment.
+func remoteOptions(env transcript.Env) remote.Options {
+	return remote.Options{
+		Token:    getenv(env, "LORE_TOKEN"),
+		Insecure: strings.TrimSpace(getenv(env, "LORE_INSECURE")) == "1",
+	}
+}
+
+// isPostgresURL reports whether p names a PostgreSQL database rather than
+// a file.
+func isPostgresURL(p string) bool {
 	return strings.HasPrefix(p, "postgres://") || strings.HasPrefix(p, "postgresql://")
 }
 
-// storeMissing reports whether there is no store at p yet: a file not
-// made. A database is there (its team's schema is made as it is opened).
-func storeMissing(p string) bool {
-	if isStoreURL(p) {
+// storeName is how output names the store at p: a database's URL
+// without its password.
+func storeName(p string) string {
+	if isPostgresURL(p) {
+		return postgres.Redact(p)
+	}
+	return p
+}
+
+// missing reports whether there is no store at p yet: never for a
+// server's, which answers for itself, nor a database's (its team's
+// schema is made as it is opened).
+func missing(p string) bool {
+	if remote.IsURL(p) || isPostgresURL(p) {
 		return false
 	}
 	_, err := os.Stat(p)
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// storeName is how output names the store at p: a database's URL
-// without its password.
-func storeName(p string) string {
-	if isStoreURL(p) {
-		return postgres.Redact(p)
+// local refuses a store that is a server's, for what needs the store on
+// this machine (needs: "lore harvest works on a store on this machine");
+// instead says what to do.
+func (o *storeOptions) local(env transcript.Env, needs, instead string) error {
+	p, err := o.storePath(env)
+	if err != nil {
+		return err
 	}
-	return p
-}
-
-// besideStore is the folder of what lore keeps beside the store (the
-// hook log): the store file's, or lore's home for a database.
-func besideStore(env transcript.Env, p string) string {
-	if isStoreURL(p) {
-		return loreHome(env)
+	if remote.IsURL(p) {
+		return fmt.Errorf("%s, not on lore serve at %s: %s", needs, p, instead)
 	}
-	return filepath.Dir(p)
+	return nil
 }
 
 // existing fails when there is no store at p.
 func existing(p string) error {
-	if storeMissing(p) {
+	if missing(p) {
 		return fmt.Errorf("no knowledge store at %s yet: lore add or lore import creates it", p)
 	}
 	return nil
@@ -165,6 +193,9 @@ func (o *storeOptions) openRead(ctx context.Context, env transcript.Env) (lore.S
 	p, err := o.storePath(env)
 	if err != nil {
 		return nil, err
+	}
+	if remote.IsURL(p) {
+		return openRemote(env, p)
 	}
 	if err := existing(p); err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ const (
 	KindDiscordHook   = "discord-webhook"
 	KindDigitalOcean  = "digitalocean-token"
 	KindGrafanaToken  = "grafana-token"
+	KindLoreToken     = "lore-token"
 	KindJWT           = "jwt"
 	KindAWSSecretKey  = "aws-secret-key"
 	KindURLPassword   = "url-password"
@@ -63,6 +64,7 @@ const (
 	discordHook
 	digitalOcean
 	grafanaToken
+	loreToken
 	jwt
 	awsSecretKey
 	urlPassword
@@ -94,6 +96,7 @@ var kindNames = [...]string{
 	discordHook:   KindDiscordHook,
 	digitalOcean:  KindDigitalOcean,
 	grafanaToken:  KindGrafanaToken,
+	loreToken:     KindLoreToken,
 	jwt:           KindJWT,
 	awsSecretKey:  KindAWSSecretKey,
 	urlPassword:   KindURLPassword,
@@ -209,7 +212,7 @@ const (
 )
 
 var byteClass = func() (t [256]uint8) {
-	for _, c := range []byte("Agxsrwnehdp-B") {
+	for _, c := range []byte("Agxsrwnehdpl-B") {
 		t[c] = clStart
 	}
 	t['@'] = clAt
@@ -353,6 +356,7 @@ var (
 	base64Std  = set(alnum + "+/=")
 	digitDot   = set(digits + ".")
 	hexChars   = set(digits + "abcdefABCDEF")
+	b32Lower   = set(lower + "234567")
 	letters    = set(upper + lower)
 	digitSet   = set(digits)
 	// userinfo holds what may sit between "://" and "@", placeholders included.
@@ -466,6 +470,9 @@ var prefixRules = func() (t [256][]prefixRule) {
 		{"dor_v1_", digitalOcean, hexChars, 64, 64, false},
 		{"glc_", grafanaToken, b64std, 32, 0, true},
 		{"glsa_", grafanaToken, alnumUnder, 32, 0, true},
+		// lore serve's bearer tokens (lore.NewToken): 32 bytes in
+		// unpadded lower-case base32.
+		{"lore_", loreToken, b32Lower, 52, 52, false},
 	} {
 		t[r.prefix[0]] = append(t[r.prefix[0]], r)
 	}

@@ -477,3 +477,30 @@ func BenchmarkAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// TestLoreToken: a bearer token of lore serve (lore_ and 52 letters of
+// lower-case base32) pasted into a transcript is never stored, wherever
+// it stands; the same prefix on shorter or other text is left alone.
+func TestLoreToken(t *testing.T) {
+	const tok = "lore_mfrggzdfmztwq2lknnwg23tpobyxe43uov3ho6dzpjqwezdfmnsq"
+	for _, in := range []string{
+		tok,
+		"curl -H 'Authorization: Bearer " + tok + "' https://lore.acme.dev/v1/search",
+		"export LORE_TOKEN=" + tok,
+		`{"token": "` + tok + `"}`,
+		"the token is " + tok + ".",
+	} {
+		got, n := New().Count(in)
+		if strings.Contains(got, tok[5:]) {
+			t.Errorf("String(%q) = %q: token kept", in, got)
+		}
+		if n[KindLoreToken] == 0 && n[KindAuthorization] == 0 {
+			t.Errorf("Count(%q) = %v, want a lore-token", in, n)
+		}
+	}
+	for _, in := range []string{"lore_token", "lore_mfrggzdfmztwq2lk", "lore_" + strings.Repeat("a", 60)} {
+		if got := New().String(in); got != in {
+			t.Errorf("String(%q) = %q, want it untouched", in, got)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/iostreams"
+)
+
+var tokenLine = regexp.MustCompile(`^lore_[a-z2-7]{52}$`)
+
+// TestServeToken: create prints the token once, on its last line; the
+// store keeps no secret; list never shows one; revoke takes an id's start.
+func TestServeToken(t *testing.T) {
+	home := t.TempDir()
+	store := filepath.Join(home, "team.db")
+	r := runLore(t, home, "serve", "token", "create", "--store", store, "--team", "acme", "--scope", "write", "--name", "ci")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 || !tokenLine.MatchString(lines[1]) || !strings.Contains(lines[0], "team acme") {
+		t.Fatalf("token create: exit %d, %q %q", r.code, r.stdout, r.err)
+	}
+	secret := lines[1]
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), secret[5:]) {
+		t.Error("the store keeps the token's secret")
+	}
+	r = runLore(t, home, "serve", "token", "create", "--store", store, "--team", "beta", "--scope", "read", "--json")
+	var made struct{ ID, Team, Scope, Token string }
+	if err := json.Unmarshal([]byte(r.stdout), &made); err != nil || made.Team != "beta" || made.Scope != "read" || !tokenLine.MatchString(made.Token) {
+		t.Fatalf("token create --json: %q (%v)", r.stdout, err)
+	}
+
+	r = runLore(t, home, "serve", "token", "list", "--store", store)
+	if r.code != 0 || !strings.Contains(r.stdout, "acme") || !strings.Contains(r.stdout, "beta") || strings.Contains(r.stdout, "lore_") {
+		t.Errorf("token list: %q", r.stdout)
+	}
+	r = runLore(t, home, "serve", "token", "list", "--store", store, "--team", "beta", "--json")
+	var listed struct{ ID, Team string }
+	if err := json.Unmarshal([]byte(r.stdout), &listed); err != nil || listed.ID != made.ID || strings.Count(r.stdout, "\n") != 1 || strings.Contains(r.stdout, "lore_") {
+		t.Errorf("token list --team beta --json: %q", r.stdout)
+	}
+
+	r = runLore(t, home, "serve", "token", "revoke", "--store", store, made.ID[:6])
+	if r.code != 0 || !strings.Contains(r.stdout, "revoked "+made.ID) {
+		t.Errorf("token revoke: exit %d %q %q", r.code, r.stdout, r.err)
+	}
+	r = runLore(t, home, "serve", "token", "list", "--store", store, "--team", "beta", "--json")
+	if !strings.Contains(r.stdout, `"revoked":"`) {
+		t.Errorf("revoked token listed as %q", r.stdout)
+	}
+	if r := runLore(t, home, "serve", "token", "revoke", "--store", store, "ffffffffffff"); r.code != 1 {
+		t.Errorf("revoke unknown: exit %d %q", r.code, r.err)
+	}
+	for _, args := range [][]string{
+		{"serve", "token", "create", "--store", store, "--team", "Acme", "--scope", "read"},
+		{"serve", "token", "create", "--store", store, "--team", "acme", "--scope", "admin"},
+		{"serve", "token", "create", "--store", store, "--scope", "read"},
+		{"serve", "token", "revoke", "--store", store, "zz"},
+		{"serve", "token", "list", "--store", store, "--team", "../x"},
+		{"serve", "--store", store, "--tls-cert", "cert.pem"},
+		{"serve", "--store", store, "--upload-limit", "lots"},
+		{"serve", "--store", "postgres://db.acme.dev/lore"},
+		{"serve", "tokens"},
+	} {
+		if r := runLore(t, home, args...); r.code != 2 {
+			t.Errorf("lore %v: exit %d, want 2 (%q)", args, r.code, r.err)
+		}
+	}
+}
+
+// TestServeBadCertificate: a certificate that does not load is an error
+// before anything listens.
+func TestServeBadCertificate(t *testing.T) {
+	home := t.TempDir()
+	cert := filepath.Join(home, "cert.pem")
+	os.WriteFile(cert, []byte("not a certificate"), 0o600)
+	r := runLore(t, home, "serve", "--store", filepath.Join(home, "lore.db"), "--tls-cert", cert, "--tls-key", cert)
+	if r.code != 1 || !strings.Contains(r.err, "TLS certificate") || strings.Contains(r.err, "listening") {
+		t.Errorf("serve with a bad certificate: exit %d, %q", r.code, r.err)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for s, want := range map[string]int64{"1024": 1024, "64MiB": 64 << 20, "2GiB": 2 << 30, "8KiB": 8 << 10, "0": -1, "-5": -1, "x": -1, "MiB": -1} {
+		got, err := parseSize(s)
+		if want < 0 && err == nil || want >= 0 && got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+}
+
+// TestServeWarnsBeyondLoopback: serving every interface without TLS
+// warns on stderr; on loopback it does not.
+func TestServeWarnsBeyondLoopback(t *testing.T) {
+	for addr, warn := range map[string]bool{"0.0.0.0:0": true, "127.0.0.1:0": false} {
+		ios, _, _, errOut := iostreams.Test()
+		fac := newFactory(ios, testEnv(t.TempDir(), nil))
+		open := fac.OpenTeams
+		fac.OpenTeams = func(_ context.Context, p string) (lore.Teams, error) { return open(context.Background(), p) }
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // stop as soon as it listens
+		code := run(ctx, fac, []string{"serve", "--store", filepath.Join(t.TempDir(), "lore.db"), "--addr", addr})
+		if code != 0 || strings.Contains(errOut.String(), "without TLS") != warn || !strings.Contains(errOut.String(), "listening on http://") {
+			t.Errorf("serve --addr %s: exit %d, stderr %q; want a warning: %v", addr, code, errOut.String(), warn)
+		}
+	}
+}
+
+// TestServeBinary runs the real binary: a token made, lore serve on a
+// free port, a request with the token, SIGTERM, exit 0.
+func TestServeBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds lore and starts it")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "lore")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	store := filepath.Join(dir, "lore.db")
+	out, err := exec.Command(bin, "serve", "token", "create", "--store", store, "--team", "acme", "--scope", "write").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	token := lines[len(lines)-1]
+
+	cmd := exec.Command(bin, "serve", "--store", store, "--addr", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	url := ""
+	for sc.Scan() {
+		if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("lore serve said nowhere it listens")
+	}
+	go io.Copy(io.Discard, stderr)
+	req, _ := http.NewRequest("POST", url+"/v1/items", strings.NewReader(`{"items":[{"text":"The walrus queue keeps messages for 7 days","category":"fact"}]}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"action":"created"`) {
+		t.Errorf("add: %d %s", resp.StatusCode, b)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("lore serve after SIGTERM: %v, want exit 0", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("lore serve did not stop after SIGTERM")
+	}
+}
