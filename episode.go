@@ -142,6 +142,39 @@ func PrepareEpisodes(session string, eps []Episode) []Episode {
 	return out
 }
 
+// PrepareSessions prepares a batch for Store.RecordEpisodes: each
+// session's id trimmed and made valid UTF-8, as Prepare keeps an
+// evidence's, and its episodes prepared (PrepareEpisodes). A session
+// without an id is EINVALID.
+func PrepareSessions(batch []SessionEpisodes) ([]SessionEpisodes, error) {
+	out := make([]SessionEpisodes, len(batch))
+	for i, b := range batch {
+		session := SessionID(b.Session)
+		if session == "" {
+			return nil, Errorf(EINVALID, "episodes need a session")
+		}
+		out[i] = SessionEpisodes{Session: session, Episodes: PrepareEpisodes(session, b.Episodes)}
+	}
+	return out, nil
+}
+
+// AppendMatches appends to eps the episodes of more (of other
+// signatures, best match first) whose error line matches words
+// (MatchesText), until eps holds limit: the second part of what
+// Store.Episodes returns.
+func AppendMatches(eps, more []Episode, words []string, limit int) []Episode {
+	eps = slices.Clip(eps)
+	for _, e := range more {
+		if len(eps) >= limit {
+			break
+		}
+		if MatchesText(words, e.Error) {
+			eps = append(eps, e)
+		}
+	}
+	return eps
+}
+
 // NeutralError is an error line as an episode may hand it over: the
 // line, or its sentences before the first one that reads as an order held
 // for naming nothing of a project, asking for harm or setting something

@@ -169,3 +169,50 @@ func oneLineText(s string, n int) string {
 func AddGuardPitfalls(ctx context.Context, st adder, gs ...FixGuard) ([]AddResult, error) {
 	return addTaught(ctx, st, "guard pitfalls", gs, GuardPitfall)
 }
+
+// PrepareGuard checks a guard a caller wants stored and brings it into
+// the form every store keeps: its commit in lower case, its time as
+// stores keep times. A guard without a repository or a full commit id is
+// EINVALID.
+func PrepareGuard(g FixGuard) (FixGuard, error) {
+	if g.Repo == "" || !ValidCommit(g.Commit) {
+		return g, Errorf(EINVALID, "a guard needs a repository and a commit (40 hex digits), not %q %q", g.Repo, g.Commit)
+	}
+	g.Commit, g.At = strings.ToLower(g.Commit), StoreTime(g.At)
+	return g, nil
+}
+
+// OneGuard returns the one guard of gs, the guards of repo whose commit
+// starts with commit: none is ENOTFOUND, several EINVALID.
+func OneGuard(gs []FixGuard, repo, commit string) (FixGuard, error) {
+	switch {
+	case len(gs) == 0:
+		return FixGuard{}, Errorf(ENOTFOUND, "no guard of commit %s in %s: run lore guard scan", commit, repo)
+	case len(gs) > 1:
+		return FixGuard{}, Errorf(EINVALID, "%s is the start of several fixes' commits: give more of it", commit)
+	}
+	return gs[0], nil
+}
+
+// ValidCommit reports whether c is a commit's full id: 40 hex digits,
+// of either case.
+func ValidCommit(c string) bool { return len(c) == 40 && IsHex(strings.ToLower(c)) }
+
+// ValidCommitPrefix reports whether c may start a commit's id: 4 or more
+// lower-case hex digits.
+func ValidCommitPrefix(c string) bool { return len(c) >= 4 && IsHex(c) }
+
+// IsHex reports whether s is lower-case hex digits, and not empty
+// (commits' and tokens' ids as stores keep them).
+func IsHex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -414,7 +414,7 @@ func Prepare(it Item, now time.Time) (Item, error) {
 	seen := map[string]bool{}
 	for _, e := range it.Evidence {
 		// Sessions are kept as JSON strings, which hold only valid UTF-8.
-		e.Session = strings.ToValidUTF8(strings.TrimSpace(e.Session), "\uFFFD")
+		e.Session = SessionID(e.Session)
 		if e.Session == "" {
 			return it, Errorf(EINVALID, "evidence without a session")
 		}

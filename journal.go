@@ -188,6 +188,23 @@ func PrepareAttempt(a Attempt, now time.Time) (Attempt, error) {
 	return a, nil
 }
 
+// PrepareAttempts prepares attempts a caller wants stored
+// (PrepareAttempt); an error about one of several says which.
+func PrepareAttempts(as []Attempt, now time.Time) ([]Attempt, error) {
+	out := make([]Attempt, len(as))
+	for i, a := range as {
+		p, err := PrepareAttempt(a, now)
+		if err != nil {
+			if len(as) > 1 {
+				return nil, fmt.Errorf("attempt %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
 // RedactText is a text as the journal keeps it: valid UTF-8, redacted,
 // trimmed (a reflection added later).
 func RedactText(s string) string {
@@ -287,4 +304,77 @@ func tailOf(s string, n int) string {
 func isTokenByte(b byte) bool {
 	return b == '_' || b == '-' || b == '+' || b == '=' || b == '~' ||
 		'0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// Similar-attempt ranking, the same in every journal. An attempt's score
+// adds its text relevance (as a share of the best candidate's, from 0 to
+// 1), its files' (from 0 to 1: half for touching any of the query's
+// files, for an attempt on the same code is the one to see first whatever
+// its words, and half by the share of the query's files it touched, each
+// file weighted by how rare it is among attempts: a README or changelog
+// every other attempt touched says little), and a recency bonus that
+// halves every similarHalfLife before the newest candidate.
+const (
+	// SimilarCandidates is how many of the best text matches, and of the
+	// attempts that touched each of the query's files, a journal ranks.
+	SimilarCandidates = 300
+	similarFileWeight = 1.0
+	similarAnyFile    = 0.5
+	similarRecency    = 0.25
+	similarHalfLife   = 60 * 24 * time.Hour
+)
+
+// FileWeight is the weight of a file touched by n of about total
+// attempts: the rarer, the more it says which attempts are alike.
+func FileWeight(total, n int) float64 {
+	return math.Log(1 + float64(total+1)/float64(n+1))
+}
+
+// RankAttempts scores the candidates a journal found for q and returns
+// the best q.Limit (0 means 5), best first, then newest. Each hit's
+// Score is its text relevance when it comes in (0 to 1); weight gives
+// each of q's files (CleanFiles) its FileWeight.
+func RankAttempts(q AttemptQuery, hits []AttemptHit, weight map[string]float64) []AttemptHit {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 5
+	}
+	files := CleanFiles(q.Files)
+	var newest time.Time
+	for _, h := range hits {
+		if h.At.After(newest) {
+			newest = h.At
+		}
+	}
+	var queryWeight float64
+	for _, f := range files {
+		queryWeight += weight[f]
+	}
+	for i := range hits {
+		h := &hits[i]
+		var shared float64
+		for _, f := range files {
+			if _, ok := slices.BinarySearch(h.Files, f); ok {
+				h.SharedFiles = append(h.SharedFiles, f)
+				shared += weight[f]
+			}
+		}
+		if shared > 0 {
+			h.Score += similarFileWeight * (similarAnyFile + (1-similarAnyFile)*shared/queryWeight)
+		}
+		h.Score += similarRecency * math.Exp2(-float64(newest.Sub(h.At))/float64(similarHalfLife))
+	}
+	slices.SortStableFunc(hits, func(x, y AttemptHit) int {
+		if x.Score != y.Score {
+			if x.Score > y.Score {
+				return -1
+			}
+			return 1
+		}
+		if c := y.At.Compare(x.At); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
+	return hits[:min(len(hits), limit)]
 }

@@ -321,3 +321,34 @@ func appendNew(xs []string, ys ...string) []string {
 	}
 	return xs
 }
+
+// Forget takes a session's evidence out of a stored item whose sessions
+// brought shares (as for Merge), recomputing its confidence, and returns
+// the shares left and whether the session was among its evidence. The
+// item is then to be deleted when it has no evidence left, no confidence
+// given by hand and no decision of a person (Orphaned).
+func Forget(it *Item, shares []float64, session string) ([]float64, bool) {
+	var ev []Evidence
+	var left []float64
+	for i, e := range it.Evidence {
+		if e.Session != session {
+			ev, left = append(ev, e), append(left, shares[i])
+		}
+	}
+	if len(ev) == len(it.Evidence) {
+		return shares, false
+	}
+	it.Evidence, it.SourceCount = ev, len(ev)
+	it.Confidence = CombineConfidence(append(slices.Clone(left), it.Manual)...)
+	return left, true
+}
+
+// Orphaned reports whether nothing supports an item any more: no session,
+// no confidence given by hand, no decision of a person (Decided).
+func (it *Item) Orphaned() bool { return len(it.Evidence) == 0 && it.Manual == 0 && !it.Decided() }
+
+// SessionID is a session's id as stores keep it (Prepare, PrepareSessions)
+// and look it up: trimmed, valid UTF-8.
+func SessionID(session string) string {
+	return strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD")
+}

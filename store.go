@@ -212,6 +212,17 @@ type Harvest struct {
 	Items    int // items the session gave
 }
 
+// CheckHarvests returns an EINVALID error when a harvest record lacks a
+// session or an extractor, which key it: RecordHarvest stores none then.
+func CheckHarvests(hs []Harvest) error {
+	for _, h := range hs {
+		if h.Session == "" || h.Extractor == "" {
+			return Errorf(EINVALID, "a harvest record needs a session and an extractor")
+		}
+	}
+	return nil
+}
+
 // AddAction says what Add did with an item.
 type AddAction string
 

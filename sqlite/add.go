@@ -11,7 +11,7 @@ import (
 	"slices"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/internal/dedup"
+	"github.com/lorehq/lore/internal/neardup"
 )
 
 // Add merges items into the store, all in one transaction: when one item
@@ -58,7 +58,7 @@ type batch struct {
 
 	byID    map[string]*row // stored rows read, and new rows, by id
 	byRowid map[int64]*row
-	bands   map[int64][]*row // band key → rows (stored and new)
+	index   neardup.Index[*row] // near-duplicate candidates (stored and new)
 	news    []*row
 	touched []*row // stored rows merged into, in order
 }
@@ -67,7 +67,7 @@ type batch struct {
 // as it is prepared; the outcome is the same as deciding all at once, as
 // each chunk reads what its items may merge with before deciding them.
 func (b *batch) run(ctx context.Context, p *preparation) ([]lore.AddResult, error) {
-	b.byID, b.byRowid, b.bands = map[string]*row{}, map[int64]*row{}, map[int64][]*row{}
+	b.byID, b.byRowid = map[string]*row{}, map[int64]*row{}
 	results := make([]lore.AddResult, len(p.items))
 	for c := range p.chunks() {
 		if err := p.wait(ctx, c); err != nil {
@@ -98,8 +98,8 @@ func (b *batch) run(ctx context.Context, p *preparation) ([]lore.AddResult, erro
 }
 
 // one decides what becomes of one item.
-func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.AddResult, error) {
-	r, err := b.find(ctx, &it, fp.norm)
+func (b *batch) one(ctx context.Context, it lore.Item, fp *neardup.Fingerprint) (lore.AddResult, error) {
+	r, err := b.find(ctx, &it, fp.Norm)
 	if err != nil {
 		return lore.AddResult{}, err
 	}
@@ -109,19 +109,7 @@ func (b *batch) one(ctx context.Context, it lore.Item, fp *fingerprint) (lore.Ad
 	if b.mode == lore.Importing {
 		return b.create(ctx, it, fp)
 	}
-	var best *row
-	bestSim := 0.0
-	for _, k := range fp.keys {
-		for _, c := range b.bands[k] {
-			if !lore.SameScope(c.item, it) {
-				continue
-			}
-			if sim := c.similarity(fp); sim >= dedup.Threshold && (sim > bestSim || sim == bestSim && c.order() < best.order()) {
-				best, bestSim = c, sim
-			}
-		}
-	}
-	if best != nil {
+	if best, ok := b.index.Nearest(it, fp); ok {
 		return b.mergeInto(best, it, true), nil
 	}
 	return b.create(ctx, it, fp)
@@ -143,8 +131,8 @@ func (b *batch) mergeInto(r *row, it lore.Item, nearDup bool) lore.AddResult {
 }
 
 // create makes a new row, and supersedes what it replaces.
-func (b *batch) create(ctx context.Context, it lore.Item, fp *fingerprint) (lore.AddResult, error) {
-	r := &row{fp: fp}
+func (b *batch) create(ctx context.Context, it lore.Item, fp *neardup.Fingerprint) (lore.AddResult, error) {
+	r := &row{texts: neardup.Known(fp)}
 	r.item, r.conf = lore.Create(it, b.mode)
 	b.news = append(b.news, r)
 	b.byID[it.ID] = r

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,13 +15,9 @@ import (
 // batch of sessions at once, and a commit each was a twentieth of its time.
 func (s *Store) RecordEpisodes(ctx context.Context, batch ...lore.SessionEpisodes) error {
 	// Prepared before the write, not under its lock.
-	prepared := make([]lore.SessionEpisodes, len(batch))
-	for i, b := range batch {
-		session := strings.ToValidUTF8(strings.TrimSpace(b.Session), "\uFFFD")
-		if session == "" {
-			return lore.Errorf(lore.EINVALID, "episodes need a session")
-		}
-		prepared[i] = lore.SessionEpisodes{Session: session, Episodes: lore.PrepareEpisodes(session, b.Episodes)}
+	prepared, err := lore.PrepareSessions(batch)
+	if err != nil {
+		return err
 	}
 	if len(prepared) == 0 {
 		return nil
@@ -112,16 +107,7 @@ func (s *Store) Episodes(ctx context.Context, q lore.EpisodeQuery) ([]lore.Episo
 	if err != nil {
 		return nil, err
 	}
-	out = slices.Clip(out)
-	for _, e := range more {
-		if len(out) == limit {
-			break
-		}
-		if lore.MatchesText(ts, e.Error) {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return lore.AppendMatches(out, more, ts, limit), nil
 }
 
 func (s *Store) episodes(ctx context.Context, query string, args ...any) ([]lore.Episode, error) {

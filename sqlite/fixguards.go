@@ -24,10 +24,10 @@ func (s *Store) SaveGuards(ctx context.Context, gs []lore.FixGuard) error {
 	}
 	rows := make([]row, 0, len(gs))
 	for _, g := range gs {
-		if g.Repo == "" || !validCommit(g.Commit) {
-			return lore.Errorf(lore.EINVALID, "a guard needs a repository and a commit (40 hex digits), not %q %q", g.Repo, g.Commit)
+		g, err := lore.PrepareGuard(g)
+		if err != nil {
+			return err
 		}
-		g.Commit, g.At = strings.ToLower(g.Commit), lore.StoreTime(g.At)
 		body := g
 		body.Proof, body.ProofCmd, body.ProofAt = "", "", time.Time{}
 		b, err := json.Marshal(body)
@@ -97,7 +97,7 @@ func (s *Store) guards(ctx context.Context, q querier, where string, args ...any
 // it) found, and returns the guard as it now is.
 func (s *Store) SetProof(ctx context.Context, repo, commit, proof, cmd string, at time.Time) (lore.FixGuard, error) {
 	commit = strings.ToLower(strings.TrimSpace(commit))
-	if len(commit) < 4 || !isHex(commit) {
+	if !lore.ValidCommitPrefix(commit) {
 		return lore.FixGuard{}, lore.Errorf(lore.EINVALID, "%q is not a commit (4 to 40 hex digits)", commit)
 	}
 	var out lore.FixGuard
@@ -106,13 +106,9 @@ func (s *Store) SetProof(ctx context.Context, repo, commit, proof, cmd string, a
 		if err != nil {
 			return err
 		}
-		switch {
-		case len(gs) == 0:
-			return lore.Errorf(lore.ENOTFOUND, "no guard of commit %s in %s: run lore guard scan", commit, repo)
-		case len(gs) > 1:
-			return lore.Errorf(lore.EINVALID, "%s is the start of several fixes' commits: give more of it", commit)
+		if out, err = lore.OneGuard(gs, repo, commit); err != nil {
+			return err
 		}
-		out = gs[0]
 		out.Proof, out.ProofCmd, out.ProofAt = proof, cmd, lore.StoreTime(at)
 		_, err = tx.ExecContext(ctx, `UPDATE guards SET proof = ?, proof_cmd = ?, proof_at = ? WHERE repo = ? AND commit_id = ?`,
 			proof, cmd, micros(out.ProofAt), repo, out.Commit)
@@ -126,16 +122,4 @@ func (s *Store) SetProof(ctx context.Context, repo, commit, proof, cmd string, a
 		return lore.FixGuard{}, fmt.Errorf("set proof: %w", err)
 	}
 	return out, nil
-}
-
-func validCommit(c string) bool { return len(c) == 40 && isHex(strings.ToLower(c)) }
-
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

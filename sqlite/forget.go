@@ -111,7 +111,7 @@ func deleteRow(ctx context.Context, tx *sql.Tx, rowid int64) error {
 // confidence of the items that keep other support or a person's decision
 // and deletes the rest, from the store's files as well (see shred).
 func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetResult, error) {
-	session = strings.ToValidUTF8(strings.TrimSpace(session), "\uFFFD") // as lore.Prepare keeps it
+	session = lore.SessionID(session)
 	if session == "" {
 		return lore.ForgetResult{}, lore.Errorf(lore.EINVALID, "empty session id")
 	}
@@ -123,18 +123,12 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 			return 0, err
 		}
 		for _, r := range rows {
-			var ev []lore.Evidence
-			var cs []float64
-			for i, e := range r.item.Evidence {
-				if e.Session != session {
-					ev, cs = append(ev, e), append(cs, r.conf[i])
-				}
-			}
-			if len(ev) == len(r.item.Evidence) {
+			cs, found := lore.Forget(&r.item, r.conf, session)
+			if !found {
 				continue // the session's name is in another one's
 			}
 			res.Evidence++
-			if len(ev) == 0 && r.item.Manual == 0 && !r.item.Decided() {
+			if r.item.Orphaned() {
 				if err := deleteRow(ctx, tx, r.rowid); err != nil {
 					return 0, err
 				}
@@ -142,7 +136,7 @@ func (s *Store) ForgetSession(ctx context.Context, session string) (lore.ForgetR
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE items SET confidence = ?, source_count = ?, evidence = ? WHERE rowid = ?`,
-				lore.CombineConfidence(append(cs, r.item.Manual)...), len(cs), evidenceJSON(ev, cs), r.rowid); err != nil {
+				r.item.Confidence, r.item.SourceCount, evidenceJSON(r.item.Evidence, cs), r.rowid); err != nil {
 				return 0, err
 			}
 			res.Updated++

@@ -32,10 +32,8 @@ func (s *Store) Harvested(ctx context.Context, session, extractor string) (lore.
 // RecordHarvest stores records, each replacing the record of its session
 // and extractor, in one transaction.
 func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
-	for _, h := range hs {
-		if h.Session == "" || h.Extractor == "" {
-			return lore.Errorf(lore.EINVALID, "a harvest record needs a session and an extractor")
-		}
+	if err := lore.CheckHarvests(hs); err != nil {
+		return err
 	}
 	if len(hs) == 0 {
 		return nil

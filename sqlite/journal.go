@@ -27,18 +27,12 @@ var _ lore.Journal = (*Store)(nil)
 // the stored one when the new one has none (lore journal import reading a
 // grown transcript again does not undo lore journal reflect).
 func (s *Store) LogAttempts(ctx context.Context, as []lore.Attempt) ([]lore.Attempt, error) {
-	now := s.now()
-	out := make([]lore.Attempt, len(as))
-	diffs := make([][]byte, len(as))
-	for i, a := range as {
-		p, err := lore.PrepareAttempt(a, now)
-		if err != nil {
-			if len(as) > 1 {
-				return nil, fmt.Errorf("attempt %d: %w", i+1, err)
-			}
-			return nil, err
-		}
-		out[i] = p
+	out, err := lore.PrepareAttempts(as, s.now())
+	if err != nil {
+		return nil, err
+	}
+	diffs := make([][]byte, len(out))
+	for i, p := range out {
 		// Compressed before the write, not under its lock.
 		if diffs[i], err = deflate(p.Diff); err != nil {
 			return nil, err
@@ -47,7 +41,7 @@ func (s *Store) LogAttempts(ctx context.Context, as []lore.Attempt) ([]lore.Atte
 	if len(out) == 0 {
 		return out, nil
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		for i := range out {
 			if err := logAttempt(ctx, tx, &out[i], diffs[i]); err != nil {
 				if len(out) > 1 {
@@ -216,25 +210,6 @@ func attemptWhere(repo, outcome string, since time.Time) ([]string, []any) {
 	return conds, args
 }
 
-// Similar-attempt ranking. An attempt's score adds its text relevance
-// (bm25 over task, approach, analysis and reflection, as a share of the
-// best candidate's, from 0 to 1), its files' (from 0 to 1: half for
-// touching any of the query's files, for an attempt on the same code is
-// the one to see first whatever its words, and half by the share of the
-// query's files it touched, each file weighted by how rare it is among
-// attempts: a README or changelog every other attempt touched says
-// little), and a recency bonus that halves every similarHalfLife before
-// the newest candidate.
-const (
-	// similarCandidates is how many of the best text matches, and of the
-	// attempts that touched the query's files, are ranked.
-	similarCandidates = 300
-	similarFileWeight = 1.0
-	similarAnyFile    = 0.5
-	similarRecency    = 0.25
-	similarHalfLife   = 60 * 24 * time.Hour
-)
-
 // similarWordBudget bounds the text search: bm25 reads every attempt
 // that holds a word of the query to weigh it, so the words are taken
 // rarest first while the attempts that hold them add up to no more than
@@ -254,10 +229,6 @@ const attemptsBM25 = `bm25(attempts_fts, 4.0, 1.0, 2.0, 2.0)`
 // SimilarAttempts returns the attempts most like q, best first, without
 // their diffs.
 func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lore.AttemptHit, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 5
-	}
 	files := lore.CleanFiles(q.Files)
 	conds, args := attemptWhere(q.Repo, q.Outcome, q.Since)
 	where := strings.Join(conds, " AND ")
@@ -282,12 +253,12 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 			rows, err = s.query(ctx, `SELECT m.rowid, m.score FROM
 				(SELECT rowid, `+attemptsBM25+` AS score FROM attempts_fts WHERE attempts_fts MATCH ?) m
 				JOIN attempts a ON a.rowid = m.rowid WHERE `+where+`
-				ORDER BY m.score LIMIT `+strconv.Itoa(similarCandidates), append([]any{strings.Join(ranked, " OR ")}, args...)...)
+				ORDER BY m.score LIMIT `+strconv.Itoa(lore.SimilarCandidates), append([]any{strings.Join(ranked, " OR ")}, args...)...)
 		} else {
 			// Every word is in many attempts: the newest that hold them
 			// all, alike in words.
 			rows, err = s.query(ctx, `SELECT a.rowid, -1 FROM attempts_fts JOIN attempts a ON a.rowid = attempts_fts.rowid
-				WHERE attempts_fts MATCH ? AND `+where+` ORDER BY attempts_fts.rowid DESC LIMIT `+strconv.Itoa(similarCandidates),
+				WHERE attempts_fts MATCH ? AND `+where+` ORDER BY attempts_fts.rowid DESC LIMIT `+strconv.Itoa(lore.SimilarCandidates),
 				append([]any{strings.Join(quoteWords(ts), " AND ")}, args...)...)
 		}
 		if err != nil {
@@ -327,13 +298,13 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 			if err := s.queryRow(ctx, `SELECT count(*) FROM attempt_files WHERE path = ?`, []any{f}, &n); err != nil {
 				return nil, err
 			}
-			weight[f] = math.Log(1 + float64(total+1)/float64(n+1))
+			weight[f] = lore.FileWeight(total, n)
 		}
 		// The newest attempts of each file (all of a rare file's): an
 		// attempt that shares several rare files is among them.
 		for _, f := range files {
 			rows, err := s.query(ctx, `SELECT a.rowid FROM attempt_files af JOIN attempts a ON a.rowid = af.attempt
-				WHERE af.path = ? AND `+where+` ORDER BY af.attempt DESC LIMIT `+strconv.Itoa(similarCandidates), append([]any{f}, args...)...)
+				WHERE af.path = ? AND `+where+` ORDER BY af.attempt DESC LIMIT `+strconv.Itoa(lore.SimilarCandidates), append([]any{f}, args...)...)
 			if err != nil {
 				return nil, err
 			}
@@ -358,46 +329,11 @@ func (s *Store) SimilarAttempts(ctx context.Context, q lore.AttemptQuery) ([]lor
 	if err != nil {
 		return nil, err
 	}
-	var newest time.Time
-	for _, a := range as {
-		if a.At.After(newest) {
-			newest = a.At
-		}
+	hits := make([]lore.AttemptHit, len(as))
+	for i, a := range as {
+		hits[i] = lore.AttemptHit{Attempt: a.Attempt, Score: cands[a.rowid].text}
 	}
-	var queryWeight float64
-	for _, f := range files {
-		queryWeight += weight[f]
-	}
-	hits := make([]lore.AttemptHit, 0, len(as))
-	for _, a := range as {
-		rowid := a.rowid
-		h := lore.AttemptHit{Attempt: a.Attempt, Score: cands[rowid].text}
-		var shared float64
-		for _, f := range files {
-			if _, ok := slices.BinarySearch(a.Files, f); ok {
-				h.SharedFiles = append(h.SharedFiles, f)
-				shared += weight[f]
-			}
-		}
-		if shared > 0 {
-			h.Score += similarFileWeight * (similarAnyFile + (1-similarAnyFile)*shared/queryWeight)
-		}
-		h.Score += similarRecency * math.Exp2(-float64(newest.Sub(a.At))/float64(similarHalfLife))
-		hits = append(hits, h)
-	}
-	slices.SortStableFunc(hits, func(x, y lore.AttemptHit) int {
-		if x.Score != y.Score {
-			if x.Score > y.Score {
-				return -1
-			}
-			return 1
-		}
-		if c := y.At.Compare(x.At); c != 0 {
-			return c
-		}
-		return strings.Compare(x.ID, y.ID)
-	})
-	return hits[:min(len(hits), limit)], nil
+	return lore.RankAttempts(q, hits, weight), nil
 }
 
 const attemptColumns = `a.rowid, a.id, a.at, a.repo, a.agent, a.session, a.task, a.approach, a.area, a.files, a.diff_cut, a.outcome,

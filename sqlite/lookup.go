@@ -15,6 +15,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/dedup"
+	"github.com/lorehq/lore/internal/neardup"
 )
 
 // remember indexes a stored row read in this batch.
@@ -28,32 +29,12 @@ func (b *batch) remember(r *row) {
 	}
 }
 
-// sameItem reports whether r holds the item it, whose normalised text is
-// norm: an id found for another text or scope is a collision.
-func sameItem(r *row, it lore.Item, norm string) bool {
-	if !lore.SameScope(r.item, it) {
-		return false
-	}
-	if r.item.Text == it.Text {
-		return true
-	}
-	stored := ""
-	if r.fp != nil {
-		stored = r.fp.norm
-	} else {
-		stored = lore.NormalizeText(r.item.Text)
-	}
-	// An item a person edited is still the item sessions teach by its
-	// old text, which its id derives from.
-	return stored == norm || r.item.EditedFrom(norm) || it.EditedFrom(stored)
-}
-
 // find returns the row with the item's id, if the text is the same. When
 // a different text holds the short id (a rare collision), the item takes
 // its long id.
 func (b *batch) find(ctx context.Context, it *lore.Item, norm string) (*row, error) {
 	r := b.byID[it.ID]
-	if r == nil || sameItem(r, *it, norm) {
+	if r == nil || r.texts.Holds(&r.item, *it, norm) {
 		return r, nil
 	}
 	if b.mode == lore.Importing {
@@ -97,7 +78,7 @@ func (b *batch) loadByID(ctx context.Context, items []lore.Item) error {
 // unrelated items equal now and then (a few hundred pairs at a million
 // items): that only adds a candidate, which the scope check and
 // Similarity turn down.
-const bandItem = 1<<28 - 1
+const bandItem = 1<<neardup.ItemBits - 1
 
 // bucketCap is how many items of one band key, the newest, are
 // near-duplicate candidates. In a scope of many items with overlapping
@@ -111,11 +92,11 @@ const bucketCap = 32
 // loadCandidates reads the stored items that share a band key with any of
 // the batch's items and are not theirs by id: the near-duplicate
 // candidates.
-func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fingerprint) error {
+func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*neardup.Fingerprint) error {
 	keys := make([]int64, 0, len(items)*dedup.Bands)
 	for i, it := range items {
 		if _, ok := b.byID[it.ID]; !ok {
-			keys = append(keys, fps[i].keys[:]...)
+			keys = append(keys, fps[i].Keys[:]...)
 		}
 	}
 	if len(keys) == 0 {
@@ -184,13 +165,7 @@ func (b *batch) loadCandidates(ctx context.Context, items []lore.Item, fps []*fi
 
 // candidate makes r a near-duplicate candidate of the items that share a
 // band key with it.
-func (b *batch) candidate(r *row) {
-	if r.candidate {
-		return
-	}
-	r.candidate = true
-	r.bandKeys(func(k int64) { b.bands[k] = append(b.bands[k], r) })
-}
+func (b *batch) candidate(r *row) { b.index.Add(r, &r.item, &r.texts, r.order()) }
 
 // order ranks candidates of equal similarity: stored before new, older
 // before younger.
@@ -240,7 +215,7 @@ func rebuildBands(ctx context.Context, tx *sql.Tx) error {
 			if after > bandItem {
 				return fmt.Errorf("the store holds more than %d items, more than its near-duplicate index can", bandItem)
 			}
-			for _, k := range newFingerprint(it).keys {
+			for _, k := range neardup.Of(it).Keys {
 				bands = append(bands, k|after)
 			}
 			n++

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lorehq/lore"
-	"github.com/lorehq/lore/internal/dedup"
+	"github.com/lorehq/lore/internal/neardup"
 )
 
 // prepareChunk is how many items are checked and fingerprinted at a time.
@@ -23,7 +23,7 @@ const prepareChunk = 512
 // writes next.
 type preparation struct {
 	items []lore.Item
-	fps   []*fingerprint
+	fps   []*neardup.Fingerprint
 	errs  []error
 	ready []chan struct{} // closed when that chunk is prepared
 	quit  chan struct{}
@@ -36,7 +36,7 @@ func startPreparing(items []lore.Item, now time.Time) *preparation {
 	n := (len(items) + prepareChunk - 1) / prepareChunk
 	p := &preparation{
 		items: make([]lore.Item, len(items)),
-		fps:   make([]*fingerprint, len(items)),
+		fps:   make([]*neardup.Fingerprint, len(items)),
 		errs:  make([]error, len(items)),
 		ready: make([]chan struct{}, max(n, 1)),
 		quit:  make(chan struct{}),
@@ -49,7 +49,7 @@ func startPreparing(items []lore.Item, now time.Time) *preparation {
 		for i := lo; i < hi; i++ {
 			p.items[i], p.errs[i] = lore.Prepare(items[i], now)
 			if p.errs[i] == nil {
-				p.fps[i] = newFingerprint(p.items[i])
+				p.fps[i] = neardup.Of(p.items[i])
 			}
 		}
 		close(p.ready[c])
@@ -108,83 +108,17 @@ func (p *preparation) wait(ctx context.Context, c int) error {
 }
 
 // row is an item with what merging needs beyond lore.Item: the confidence
-// each session brought (conf, parallel to Evidence: lore.Merge's shares).
+// each session brought (conf, parallel to Evidence: lore.Merge's shares),
+// and the fingerprints of its texts.
 type row struct {
 	rowid      int64 // 0 for an item not written yet
 	item       lore.Item
 	conf       []float64
-	fp         *fingerprint
+	texts      neardup.Texts
 	storedTags []string
-	edited     []*fingerprint // of the texts a person edited the item from, once computed
 	changed    bool
-	candidate  bool // in batch.bands
-}
-
-// fingerprint is what merging compares of an item's text, computed once.
-type fingerprint struct {
-	norm string
-	dedup.Fingerprint
-	keys [dedup.Bands]int64
-}
-
-func newFingerprint(it lore.Item) *fingerprint {
-	f := &fingerprint{norm: lore.NormalizeText(it.Text)}
-	f.Fingerprint = dedup.Of(f.norm)
-	f.keys = f.BandKeys(scope(it))
-	for i := range f.keys {
-		f.keys[i] &^= bandItem
-	}
-	return f
-}
-
-func scope(it lore.Item) string {
-	return string(it.Category) + "\x00" + it.Repo + "\x00" + it.Agent
-}
-
-// fingerprint returns the row's fingerprint, computing it once.
-func (r *row) fingerprint() *fingerprint {
-	if r.fp == nil {
-		r.fp = newFingerprint(r.item)
-	}
-	return r.fp
-}
-
-// editedFrom returns the fingerprints of the texts a person edited the
-// row's item from (lore.Item.OldTexts): a near-duplicate of the text a
-// session taught is still one once a person reworded it.
-func (r *row) editedFrom() []*fingerprint {
-	if len(r.item.Reviews) == 0 {
-		return nil
-	}
-	if r.edited == nil {
-		for _, t := range r.item.OldTexts() {
-			old := r.item
-			old.Text = t
-			r.edited = append(r.edited, newFingerprint(old))
-		}
-	}
-	return r.edited
 }
 
 // bandKeys calls fn with each band key of the row's text and of the
 // texts it was edited from.
-func (r *row) bandKeys(fn func(int64)) {
-	for _, k := range r.fingerprint().keys {
-		fn(k)
-	}
-	for _, f := range r.editedFrom() {
-		for _, k := range f.keys {
-			fn(k)
-		}
-	}
-}
-
-// similarity is how similar an item of fingerprint fp is to r's item: to
-// its text, or to a text a person edited it from, whichever is closer.
-func (r *row) similarity(fp *fingerprint) float64 {
-	sim := dedup.Similarity(fp.Fingerprint, r.fingerprint().Fingerprint)
-	for _, f := range r.editedFrom() {
-		sim = max(sim, dedup.Similarity(fp.Fingerprint, f.Fingerprint))
-	}
-	return sim
-}
+func (r *row) bandKeys(fn func(int64)) { r.texts.Keys(&r.item, fn) }

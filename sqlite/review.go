@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/internal/neardup"
 )
 
 // Review applies a person's decision to an item (lore.Decide) and records
@@ -49,7 +50,7 @@ func (s *Store) Review(ctx context.Context, id string, d lore.Decision) (lore.It
 		}
 		if it.Text != old.Text {
 			var keys []int64
-			for _, k := range newFingerprint(it).keys {
+			for _, k := range neardup.Of(it).Keys {
 				keys = append(keys, k|rowid)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO bands (band) SELECT value FROM json_each(?)`, jsonArray(keys)); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/dedup"
+	"github.com/lorehq/lore/internal/neardup"
 	"github.com/lorehq/lore/internal/storetest"
 )
 
@@ -106,7 +107,7 @@ func TestEditKeepsIndex(t *testing.T) {
 	// the other item's.
 	keys := map[int64]bool{}
 	for _, text := range []string{"The zebra service restarts nightly", "The okapi service restarts at noon"} {
-		for _, k := range newFingerprint(lore.Item{Text: text, Category: lore.CategoryFact}).keys {
+		for _, k := range neardup.Of(lore.Item{Text: text, Category: lore.CategoryFact}).Keys {
 			keys[k] = true
 		}
 	}
@@ -165,22 +166,6 @@ func TestBoundedSearch(t *testing.T) {
 	}
 }
 
-// TestSearchFirstItems: a question of several words, some in no item,
-// finds an item of a store whose items have no tags (a new user's first
-// ones), where bm25 gives no score.
-func TestSearchFirstItems(t *testing.T) {
-	s := open(t, nil)
-	ctx := context.Background()
-	if _, err := s.Add(ctx, []lore.Item{{Text: "`make test` runs the unit tests", Category: lore.CategoryFact, Repo: "acme/api",
-		Confidence: 0.9, Manual: 0.9}}); err != nil {
-		t.Fatal(err)
-	}
-	hits, err := s.Search(ctx, lore.Query{Text: "fix the flaky retry test", Filter: lore.Filter{Repo: "acme/api"}})
-	if err != nil || len(hits) != 1 {
-		t.Fatalf("search: %d hits, %v; want the make test item", len(hits), err)
-	}
-}
-
 // TestBandsMigrate opens a store as lore wrote it before migration 0005,
 // where each band key named one item and an item could lose all its keys
 // to items added before it: the item whose keys were taken must be found
@@ -218,7 +203,7 @@ func TestBandsMigrate(t *testing.T) {
 	} {
 		var args []any
 		if strings.Contains(q, "?") {
-			args = []any{jsonArray(newFingerprint(pitfall("docker cache hangs with timeout on ci during deploys; clear the runner", "")).keys[:])}
+			args = []any{jsonArray(neardup.Of(pitfall("docker cache hangs with timeout on ci during deploys; clear the runner", "")).Keys[:])}
 		}
 		if _, err := s.db.Exec(q, args...); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -262,7 +247,7 @@ func TestBandsTrim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := newFingerprint(probe).keys[0]
+		key := neardup.Of(probe).Keys[0]
 		// Every stored item shares the probe's first key.
 		if _, err := s.db.Exec(`INSERT INTO bands SELECT ? | rowid FROM items`, key); err != nil {
 			t.Fatal(err)
@@ -1109,30 +1094,6 @@ func TestAttemptsIndexConsistent(t *testing.T) {
 	var n, files int
 	if err := s.db.QueryRow(`SELECT count(*), (SELECT count(*) FROM attempt_files) FROM attempts`).Scan(&n, &files); err != nil || n != 1 || files != 1 {
 		t.Errorf("%d attempts and %d file rows (%v), want one of each", n, files, err)
-	}
-}
-
-// TestSimilarWordBudget: in a journal where a word is in more attempts
-// than bm25 is given to read, a rare word still finds the oldest attempt
-// that holds it, and a query of common words only still finds attempts.
-func TestSimilarWordBudget(t *testing.T) {
-	s := open(t, nil)
-	ctx := context.Background()
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	as := []lore.Attempt{{At: at, Task: "update the frobnicator", Outcome: "failure"}}
-	for i := range similarWordBudget + 500 {
-		as = append(as, lore.Attempt{At: at.Add(time.Duration(i+1) * time.Minute), Task: fmt.Sprintf("update the widget %d", i), Outcome: "success"})
-	}
-	if _, err := s.LogAttempts(ctx, as); err != nil {
-		t.Fatal(err)
-	}
-	hits, err := s.SimilarAttempts(ctx, lore.AttemptQuery{Text: "update frobnicator"})
-	if err != nil || len(hits) == 0 || hits[0].Task != "update the frobnicator" {
-		t.Errorf("rare word: %v, %v", hits, err)
-	}
-	hits, err = s.SimilarAttempts(ctx, lore.AttemptQuery{Text: "update widget", Limit: 3})
-	if err != nil || len(hits) != 3 || !strings.HasPrefix(hits[0].Task, "update the widget") {
-		t.Errorf("common words: %v, %v", hits, err)
 	}
 }
 

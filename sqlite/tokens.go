@@ -70,7 +70,7 @@ func (s *Store) ListTokens(ctx context.Context, team string) ([]lore.Token, erro
 // token revoked already keeps the time it was first revoked at.
 func (s *Store) RevokeToken(ctx context.Context, id string, at time.Time) (lore.Token, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
-	if id == "" || !isHex(id) {
+	if !lore.IsHex(id) {
 		return lore.Token{}, lore.Errorf(lore.EINVALID, "%q is not a token id (hex digits, as lore serve token list shows)", id)
 	}
 	var out lore.Token

@@ -143,6 +143,14 @@ const storeRestore = "move it aside and run lore harvest to make a new one (lore
 
 func (opts *doctorOptions) checkStore(ctx context.Context, path string) doctorCheck {
 	c := doctorCheck{Name: "store"}
+	if isPostgresURL(path) {
+		if err := opts.VerifyStore(ctx, path); err != nil {
+			c.Detail, c.Fix = oneLine(secrets.String(err.Error()), 300), "check the URL, the database and its user's rights"
+			return c
+		}
+		c.OK, c.Detail = true, storeName(path)+", reachable, schema up to date"
+		return c
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -173,6 +181,10 @@ func (opts *doctorOptions) checkStore(ctx context.Context, path string) doctorCh
 
 func checkStoreFolder(path string) doctorCheck {
 	c := doctorCheck{Name: "store folder"}
+	if isPostgresURL(path) {
+		c.OK, c.Detail = true, "none: the store is a PostgreSQL database"
+		return c
+	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/postgres"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
@@ -43,13 +45,37 @@ func newFactory(ios *iostreams.IOStreams, env transcript.Env) *factory {
 		Executable:  executable,
 		SelfCommand: selfCommand,
 		OpenStore: func(ctx context.Context, path string, readOnly bool) (lore.Store, error) {
+			if isPostgresURL(path) {
+				return openPostgres(ctx, env, path)
+			}
 			return sqlite.Open(ctx, path, sqlite.Options{ReadOnly: readOnly})
 		},
-		VerifyStore: sqlite.Verify,
+		VerifyStore: func(ctx context.Context, path string) error {
+			if !isPostgresURL(path) {
+				return sqlite.Verify(ctx, path)
+			}
+			s, err := openPostgres(ctx, env, path)
+			if err != nil {
+				return err
+			}
+			return s.Close()
+		},
 		OpenTeams: func(ctx context.Context, path string) (lore.Teams, error) {
 			return sqlite.OpenTeams(ctx, path, sqlite.Options{})
 		},
 	}
+}
+
+// openPostgres opens the store of the team LORE_TEAM names (else
+// lore.DefaultTeam) in the database at url, making its schema when it is
+// not there: reading commands too, so that a new team reads an empty
+// store rather than an error.
+func openPostgres(ctx context.Context, env transcript.Env, url string) (*postgres.Store, error) {
+	team := strings.TrimSpace(getenv(env, "LORE_TEAM"))
+	if team != "" && !lore.ValidTeam(team) {
+		return nil, usagef("LORE_TEAM=%q is not a team name (1 to 40 lower-case letters, digits, - and _)", team)
+	}
+	return postgres.Open(ctx, url, postgres.Options{Team: team})
 }
 
 func executable() (string, error) {

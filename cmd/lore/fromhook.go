@@ -47,13 +47,21 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 	// A team's store is a server's: the session is pushed for the server
 	// to harvest (and queued when it cannot be reached), not harvested here.
 	verb, logDir := "harvest", filepath.Dir(store)
-	if remote.IsURL(store) {
+	switch {
+	case remote.IsURL(store):
 		verb, logDir = "push", loreHome(opts.Env)
 		if logDir == "" {
 			return fmt.Errorf("no home folder to keep push-state.json in: set LORE_HOME")
 		}
+	case isPostgresURL(store):
+		if logDir = loreHome(opts.Env); logDir == "" {
+			return fmt.Errorf("no home folder to keep the hook's log in: set LORE_HOME")
+		}
 	}
-	args := []string{verb, in.TranscriptPath, "--store", store}
+	args := []string{verb, in.TranscriptPath}
+	if !isPostgresURL(store) {
+		args = append(args, "--store", store) // a database's URL, password and all, goes in the environment, out of the process list
+	}
 	if in.SessionID != "" {
 		session = "claude-code:" + in.SessionID
 		args = append(args, "--log-session", session)
@@ -66,6 +74,9 @@ func startHookHarvest(ctx context.Context, opts *harvestOptions) error {
 		return err
 	}
 	cmd.Env = append(cmd.Environ(), noHooksEnv+"=1")
+	if isPostgresURL(store) {
+		cmd.Env = append(cmd.Env, "LORE_STORE="+store)
+	}
 	// What the harvest says goes to a log beside the store (a push's, in
 	// lore's folder).
 	if err := os.MkdirAll(logDir, 0o700); err != nil {

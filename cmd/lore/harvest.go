@@ -250,7 +250,7 @@ func harvestRun(ctx context.Context, opts *harvestOptions) error {
 	writeHarvestSummary(errOut, sum, opts.DryRun)
 	if !opts.DryRun {
 		if p, err := opts.storePath(opts.Env); err == nil {
-			fmt.Fprintf(errOut, "the store: %s\n%s\n", p, harvestNext(sum))
+			fmt.Fprintf(errOut, "the store: %s\n%s\n", storeName(p), harvestNext(sum))
 		}
 	}
 	return nil

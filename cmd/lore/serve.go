@@ -115,6 +115,9 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	if remote.IsURL(p) {
 		return usagef("lore serve keeps the team's store on this machine, not at %s: pass --store PATH", p)
 	}
+	if isPostgresURL(p) {
+		return usagef("lore serve on a PostgreSQL store is not supported by this build yet: pass --store PATH")
+	}
 	limit, _ := parseSize(opts.UploadLimit)
 	secure := opts.TLSCert != ""
 	if secure {

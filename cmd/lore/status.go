@@ -178,16 +178,19 @@ func gatherStatus(ctx context.Context, env transcript.Env, so *storeOptions) (st
 
 // storeState opens the store at path for reading, when it is there.
 func storeState(ctx context.Context, so *storeOptions, env transcript.Env, path string) storeStatus {
-	s := storeStatus{Path: path, Items: map[string]int{}}
+	s := storeStatus{Path: storeName(path), Items: map[string]int{}}
 	for _, status := range lore.Statuses {
 		s.Items[string(status)] = 0
 	}
-	if remote.IsURL(path) {
+	switch {
+	case remote.IsURL(path):
 		s.Exists, s.Remote = true, true
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, remoteCheckTimeout)
 		defer cancel()
-	} else {
+	case isPostgresURL(path):
+		s.Exists = true
+	default:
 		fi, err := os.Stat(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return s
@@ -378,11 +381,14 @@ const hookLogScan = 64 << 10
 const remoteCheckTimeout = 5 * time.Second
 
 // hookLogPath is the log of what the SessionEnd hook starts: the
-// harvests' beside the store, or the pushes' in lore's folder when the
-// store is a team's server.
+// harvests' beside the store (in lore's folder for a database), or the
+// pushes' in lore's folder when the store is a team's server.
 func hookLogPath(env transcript.Env, store string) string {
-	if remote.IsURL(store) {
+	switch {
+	case remote.IsURL(store):
 		return filepath.Join(loreHome(env), "hook-push.log")
+	case isPostgresURL(store):
+		return filepath.Join(loreHome(env), hookLogName)
 	}
 	return filepath.Join(filepath.Dir(store), hookLogName)
 }
@@ -554,9 +560,12 @@ func writeStatus(w io.Writer, rep statusReport, home string) {
 	case !s.Exists:
 		fmt.Fprintf(w, "store     %s: none yet\n", short(s.Path))
 	default:
-		if s.Remote {
+		switch {
+		case s.Remote:
 			fmt.Fprintf(w, "store     %s (the team's lore serve)\n", s.Path)
-		} else {
+		case isPostgresURL(s.Path):
+			fmt.Fprintf(w, "store     %s\n", s.Path) // a database: its size is not the store's
+		default:
 			fmt.Fprintf(w, "store     %s, %s\n", short(s.Path), humanBytes(s.Bytes))
 		}
 		fmt.Fprintf(w, "          items: %d active, %d candidate, %d superseded, %d retired\n",

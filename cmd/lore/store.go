@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lorehq/lore"
+	"github.com/lorehq/lore/postgres"
 	"github.com/lorehq/lore/remote"
 	"github.com/lorehq/lore/transcript"
 )
@@ -25,10 +26,12 @@ type storeOptions struct {
 
 const storeHelp = `The store is $LORE_HOME/lore.db (LORE_HOME defaults to ~/.lore, created
 readable by you only); --store PATH or LORE_STORE choose another file, or a
-team's lore serve (https://host:7077, with the token in LORE_TOKEN).`
+team's lore serve (https://host:7077, with the token in LORE_TOKEN), or a
+PostgreSQL database (postgres://user:password@host/db), where the store is
+that of the team LORE_TEAM names (default: default).`
 
 func (o *storeOptions) addFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path, or a lore serve's https:// URL (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
+	cmd.Flags().StringVar(&o.Store, "store", "", "the knowledge store: a file path, a lore serve's https:// URL or a postgres:// URL (default $LORE_STORE, else $LORE_HOME/lore.db, else ~/.lore/lore.db)")
 }
 
 // loreHome is lore's folder: $LORE_HOME, else ~/.lore; "" with neither.
@@ -64,10 +67,8 @@ func (o *storeOptions) storePath(env transcript.Env) (string, error) {
 		p = filepath.Join(home, "lore.db")
 	}
 	switch {
-	case remote.IsURL(p):
+	case remote.IsURL(p), isPostgresURL(p):
 		return p, nil
-	case strings.HasPrefix(p, "postgres://"), strings.HasPrefix(p, "postgresql://"):
-		return "", usagef("PostgreSQL stores are not supported by this build of lore yet; --store takes a file path")
 	case strings.HasPrefix(p, "sqlite://"):
 		p = strings.TrimPrefix(p, "sqlite://")
 	case strings.HasPrefix(p, "sqlite:"):
@@ -137,10 +138,26 @@ func remoteOptions(env transcript.Env) remote.Options {
 	}
 }
 
+// isPostgresURL reports whether p names a PostgreSQL database rather than
+// a file.
+func isPostgresURL(p string) bool {
+	return strings.HasPrefix(p, "postgres://") || strings.HasPrefix(p, "postgresql://")
+}
+
+// storeName is how output names the store at p: a database's URL
+// without its password.
+func storeName(p string) string {
+	if isPostgresURL(p) {
+		return postgres.Redact(p)
+	}
+	return p
+}
+
 // missing reports whether there is no store at p yet: never for a
-// server's, which answers for itself.
+// server's, which answers for itself, nor a database's (its team's
+// schema is made as it is opened).
 func missing(p string) bool {
-	if remote.IsURL(p) {
+	if remote.IsURL(p) || isPostgresURL(p) {
 		return false
 	}
 	_, err := os.Stat(p)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/postgres"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
@@ -397,18 +402,80 @@ func TestStoreJournalFilesPrivate(t *testing.T) {
 	}
 }
 
-func TestStorePostgresNotSupported(t *testing.T) {
+// TestStorePostgresUnreachable: a database that cannot be reached is an
+// error that names it without its password.
+func TestStorePostgresUnreachable(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
 		env  map[string]string
 	}{
-		{[]string{"add", "x", "-c", "fact", "--store", "postgres://x"}, nil},
-		{[]string{"search", "x", "--store", "postgresql://u@db/lore"}, nil},
-		{[]string{"show", "abcdef"}, map[string]string{"LORE_STORE": "postgres://x"}},
+		{[]string{"add", "x", "-c", "fact", "--store", "postgres://u:sekrit-pw@127.0.0.1:1/lore?connect_timeout=5"}, nil},
+		{[]string{"search", "x", "--store", "postgresql://u:sekrit-pw@127.0.0.1:1/lore?connect_timeout=5"}, nil},
+		{[]string{"show", "abcdef"}, map[string]string{"LORE_STORE": "postgres://u:sekrit-pw@127.0.0.1:1/lore?connect_timeout=5"}},
+		{[]string{"add", "x", "-c", "fact", "--store", "postgres://u:sekrit-pw@127.0.0.1:1/lore?sslmode=nonsense"}, nil},
 	} {
 		r := runLoreEnv(t, t.TempDir(), tt.env, tt.args...)
-		if r.code != 2 || !strings.Contains(r.err, "PostgreSQL stores are not supported") {
-			t.Errorf("lore %q (env %v): exit %d, stderr %q", tt.args, tt.env, r.code, r.err)
+		if r.code == 0 || !strings.Contains(r.err, "127.0.0.1") || strings.Contains(r.stdout+r.err, "sekrit") {
+			t.Errorf("lore %q (env %v): exit %d, stderr %q; want an error naming the database without its password", tt.args, tt.env, r.code, r.err)
+		}
+	}
+}
+
+// TestStorePostgres adds and searches through the command line on a
+// PostgreSQL store, in a team of the test's own, and doctor and status
+// name the store without its password.
+func TestStorePostgres(t *testing.T) {
+	url := os.Getenv("LORE_TEST_PG_URL")
+	if url == "" {
+		t.Skip("set LORE_TEST_PG_URL=postgres://… to run the PostgreSQL tests (.ci/run does)")
+	}
+	team := fmt.Sprintf("cmd-test-%x", rand.Uint64())
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{postgres.Schema(team)}.Sanitize()+` CASCADE`); err != nil {
+			t.Error(err)
+		}
+	})
+	env := map[string]string{"LORE_TEAM": team}
+	home := t.TempDir()
+	r := runLoreEnv(t, home, env, "add", "Pushing to main returns HTTP 405: open a pull request instead", "-c", "pitfall", "--store", url)
+	if r.code != 0 {
+		t.Fatalf("add: exit %d: %s", r.code, r.err)
+	}
+	env["LORE_STORE"] = url
+	r = runLoreEnv(t, home, env, "search", "why does pushing to main fail?")
+	if r.code != 0 || !strings.Contains(r.stdout, "HTTP 405") {
+		t.Errorf("search: exit %d, out %q, err %q", r.code, r.stdout, r.err)
+	}
+	// Another team's store does not hold it.
+	r = runLoreEnv(t, home, map[string]string{"LORE_TEAM": team + "-other", "LORE_STORE": url}, "search", "pushing main")
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if conn, err := pgx.Connect(ctx, url); err == nil {
+			conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{postgres.Schema(team + "-other")}.Sanitize()+` CASCADE`)
+			conn.Close(ctx)
+		}
+	})
+	if r.code != 0 || strings.Contains(r.stdout, "HTTP 405") {
+		t.Errorf("search in another team: exit %d, out %q, err %q", r.code, r.stdout, r.err)
+	}
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, _ := u.User.Password()
+	for _, args := range [][]string{{"doctor"}, {"status"}, {"status", "--json"}} {
+		r := runLoreEnv(t, home, env, args...)
+		if !strings.Contains(r.stdout, u.Host) {
+			t.Errorf("lore %s names no store: %q", args, r.stdout)
+		}
+		if pw != "" && strings.Contains(r.stdout+r.err, ":"+pw+"@") {
+			t.Errorf("lore %s shows the database's password: %q", args, r.stdout)
 		}
 	}
 }

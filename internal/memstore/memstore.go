@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/terms"
@@ -254,10 +253,8 @@ func (s *Store) Harvested(ctx context.Context, session, extractor string) (lore.
 func (s *Store) RecordHarvest(ctx context.Context, hs ...lore.Harvest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, h := range hs {
-		if h.Session == "" || h.Extractor == "" {
-			return lore.Errorf(lore.EINVALID, "a harvest record needs a session and an extractor")
-		}
+	if err := lore.CheckHarvests(hs); err != nil {
+		return err
 	}
 	for _, h := range hs {
 		h.At = lore.StoreTime(h.At)
@@ -358,9 +355,7 @@ func selects(f lore.Filter, it lore.Item, now time.Time) bool {
 // internal/terms splits a query.
 func wordsOf(text string) map[string]bool {
 	words := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range terms.Words(text) {
 		words[w] = true
 	}
 	return words
@@ -376,16 +371,16 @@ func clone(it lore.Item) lore.Item {
 }
 
 // RecordEpisodes replaces each given session's episodes by its own, each
-// prepared by lore.PrepareEpisodes.
+// prepared by lore.PrepareSessions.
 func (s *Store) RecordEpisodes(ctx context.Context, batch ...lore.SessionEpisodes) error {
+	prepared, err := lore.PrepareSessions(batch)
+	if err != nil {
+		return err
+	}
 	byS := map[string][]lore.Episode{}
 	var order []string
-	for _, b := range batch {
-		session := strings.ToValidUTF8(strings.TrimSpace(b.Session), "\uFFFD")
-		if session == "" {
-			return lore.Errorf(lore.EINVALID, "episodes need a session")
-		}
-		kept := lore.PrepareEpisodes(session, b.Episodes)
+	for _, b := range prepared {
+		session, kept := b.Session, b.Episodes
 		for i, e := range kept {
 			// Kept as a store reads them back: the fields alone.
 			kept[i] = lore.Episode{Session: e.Session, Agent: e.Agent, Repo: e.Repo, At: e.At, Position: e.Position, Tool: e.Tool,

@@ -25,9 +25,9 @@ type Server struct {
 	// Handler answers the API, for a test that serves it otherwise (TLS).
 	Handler *serve.Server
 
-	t       testing.TB
-	addr    string
-	http    *http.Server
+	t    testing.TB
+	addr string
+	http *http.Server
 }
 
 // Start serves on a free port of loopback, reading the time from now

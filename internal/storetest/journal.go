@@ -33,6 +33,7 @@ func RunJournal(t *testing.T, open JournalOpener) {
 		{"SimilarByFiles", testJournalSimilarFiles},
 		{"SimilarRecency", testJournalSimilarRecency},
 		{"SimilarFilters", testJournalSimilarFilters},
+		{"SimilarCommonWords", testJournalSimilarCommon},
 		{"Filters", testJournalFilters},
 		{"Reflect", testJournalReflect},
 	}
@@ -471,5 +472,24 @@ func testJournalReflect(t *testing.T, j lore.Journal) {
 	}
 	if _, err := j.Reflect(context.Background(), "ffffffffffff", "x"); lore.ErrorCode(err) != lore.ENOTFOUND {
 		t.Errorf("Reflect of an unknown id: %v", err)
+	}
+}
+
+// testJournalSimilarCommon: in a journal where a word is in thousands of
+// attempts (more than the SQLite store's bm25 is given to read), a rare
+// word still finds the oldest attempt that holds it, and a query of
+// common words only still finds attempts.
+func testJournalSimilarCommon(t *testing.T, j lore.Journal) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	as := []lore.Attempt{{At: at, Task: "update the frobnicator", Outcome: "failure"}}
+	for i := range 3000 {
+		as = append(as, lore.Attempt{At: at.Add(time.Duration(i+1) * time.Minute), Task: fmt.Sprintf("update the widget %d", i), Outcome: "success"})
+	}
+	logged(t, j, as...)
+	if hits := similar(t, j, lore.AttemptQuery{Text: "update frobnicator"}); len(hits) == 0 || hits[0].Task != "update the frobnicator" {
+		t.Errorf("rare word: %s", tasksOf(hits))
+	}
+	if hits := similar(t, j, lore.AttemptQuery{Text: "update widget", Limit: 3}); len(hits) != 3 || !strings.HasPrefix(hits[0].Task, "update the widget") {
+		t.Errorf("common words: %s", tasksOf(hits))
 	}
 }

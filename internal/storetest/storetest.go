@@ -162,6 +162,7 @@ var tests = []conformanceTest{
 	{"SearchFilters", testSearchFilters},
 	{"SearchCommonWords", testSearchCommonWords},
 	{"SearchOnlyCommonWords", testSearchOnlyCommonWords},
+	{"SearchFirstItems", testSearchFirstItems},
 	{"ForgetSession", testForgetSession},
 	{"Redaction", testRedaction},
 	{"ImportRoundTrip", testImportRoundTrip},
@@ -905,6 +906,16 @@ func testSearchOnlyCommonWords(e *env) {
 	hits = e.search(lore.Query{Text: "flaky nightly build"})
 	if len(hits) != 10 || hits[0].ID != answer.ID {
 		e.t.Errorf("all but the commonest word: %v, want 10 hits, %s first", ids(hits), answer.ID)
+	}
+}
+
+// testSearchFirstItems: a question of several words, some in no item,
+// finds an item of a store whose items have no tags (a new user's first
+// ones), where SQLite's bm25 gives no score.
+func testSearchFirstItems(e *env) {
+	e.add(lore.Item{Text: "`make test` runs the unit tests", Category: lore.CategoryFact, Repo: "acme/api", Confidence: 0.9, Manual: 0.9})
+	if hits := e.search(lore.Query{Text: "fix the flaky retry test", Filter: lore.Filter{Repo: "acme/api"}}); len(hits) != 1 {
+		e.t.Fatalf("search: %d hits; want the make test item", len(hits))
 	}
 }
 

@@ -22,9 +22,7 @@ const maxTerms = 32
 // but stop words, they are the terms.
 func Of(text string) []string {
 	var all, content []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range Words(text) {
 		if slices.Contains(all, w) {
 			continue
 		}
@@ -40,4 +38,13 @@ func Of(text string) []string {
 		return all
 	}
 	return content
+}
+
+// Words returns the lower-case words and numbers of text, in order,
+// repeats and stop words kept: text split as Of splits a question, for a
+// store to index what a question's terms are looked up in.
+func Words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }

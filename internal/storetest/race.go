@@ -1,6 +1,6 @@
 //go:build race
 
-package sqlite
+package storetest
 
 // raceDetector says the tests run under the race detector, which makes
 // reading whole git histories minutes long.

@@ -1,5 +1,5 @@
 //go:build !race
 
-package sqlite
+package storetest
 
 const raceDetector = false
