@@ -29,7 +29,7 @@ func benchStore(b *testing.B) (string, []lore.Item) {
 }
 
 // buildLore builds the lore binary, as a user installs it.
-func buildLore(b *testing.B) string {
+func buildLore(b testing.TB) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "lore")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

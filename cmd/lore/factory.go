@@ -31,7 +31,7 @@ type factory struct {
 	OpenStore func(ctx context.Context, path string, readOnly bool) (lore.Store, error)
 	// VerifyStore checks the store file at path without changing it.
 	VerifyStore func(ctx context.Context, path string) error
-	// OpenTeams opens the teams of the store file at path (lore serve):
+	// OpenTeams opens the teams of the store file or database at path (lore serve):
 	// the file is the default team's store and keeps the tokens.
 	OpenTeams func(ctx context.Context, path string) (lore.Teams, error)
 }
@@ -61,6 +61,9 @@ func newFactory(ios *iostreams.IOStreams, env transcript.Env) *factory {
 			return s.Close()
 		},
 		OpenTeams: func(ctx context.Context, path string) (lore.Teams, error) {
+			if isPostgresURL(path) {
+				return postgres.OpenTeams(ctx, path)
+			}
 			return sqlite.OpenTeams(ctx, path, sqlite.Options{})
 		},
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -33,7 +35,9 @@ const serveStoreHelp = `The store is the file --store names, as for every comman
 $LORE_HOME/lore.db): it is the store of the team "default" and keeps the tokens;
 each other team's store is a file of its own beside it, STORE.teams/TEAM.db,
 created on first use. Uploaded transcripts are kept, redacted, in STORE.uploads.
-A postgres:// URL is not supported by this build yet.`
+With a PostgreSQL database (--store postgres://user:password@host/db) each team's
+store is a schema of its own (team_TEAM), the tokens are in the schema lore_admin,
+and uploads are kept in $LORE_HOME/uploads; several lore serve may share it.`
 
 func newServeCmd(fac *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	opts := &serveOptions{IO: fac.IO, Env: fac.Env, storeOptions: fac.storeOptions(), openTeams: fac.OpenTeams}
@@ -115,8 +119,13 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	if remote.IsURL(p) {
 		return usagef("lore serve keeps the team's store on this machine, not at %s: pass --store PATH", p)
 	}
+	uploads := p + ".uploads"
 	if isPostgresURL(p) {
-		return usagef("lore serve on a PostgreSQL store is not supported by this build yet: pass --store PATH")
+		home := loreHome(opts.Env)
+		if home == "" {
+			return errors.New("no home folder to keep uploads in: set LORE_HOME")
+		}
+		uploads = filepath.Join(home, "uploads")
 	}
 	limit, _ := parseSize(opts.UploadLimit)
 	secure := opts.TLSCert != ""
@@ -136,7 +145,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	log := slog.New(slog.NewJSONHandler(opts.IO.ErrOut, nil))
-	srv, err := serve.New(teams, serve.Options{UploadLimit: limit, UploadDir: p + ".uploads", Log: log})
+	srv, err := serve.New(teams, serve.Options{UploadLimit: limit, UploadDir: uploads, Log: log})
 	if err != nil {
 		ln.Close()
 		return err
@@ -148,7 +157,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	if !secure && !serve.Loopback(opts.Addr) {
 		fmt.Fprintf(opts.IO.ErrOut, "lore serve: warning: serving %s beyond this machine without TLS: tokens and knowledge cross the network in the clear; give --tls-cert and --tls-key\n", opts.Addr)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "lore serve: listening on %s://%s (store %s)\n", scheme, ln.Addr(), p)
+	fmt.Fprintf(opts.IO.ErrOut, "lore serve: listening on %s://%s (store %s)\n", scheme, ln.Addr(), storeName(p))
 	err = serve.Serve(ctx, ln, srv, serve.ListenOptions{TLSCert: opts.TLSCert, TLSKey: opts.TLSKey, Shutdown: serveShutdown, Log: log})
 	if err != nil {
 		return err

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,8 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/postgres"
 )
 
 var tokenLine = regexp.MustCompile(`^lore_[a-z2-7]{52}$`)
@@ -74,7 +78,6 @@ func TestServeToken(t *testing.T) {
 		{"serve", "token", "list", "--store", store, "--team", "../x"},
 		{"serve", "--store", store, "--tls-cert", "cert.pem"},
 		{"serve", "--store", store, "--upload-limit", "lots"},
-		{"serve", "--store", "postgres://db.acme.dev/lore"},
 		{"serve", "tokens"},
 	} {
 		if r := runLore(t, home, args...); r.code != 2 {
@@ -128,12 +131,65 @@ func TestServeBinary(t *testing.T) {
 		t.Skip("builds lore and starts it")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "lore")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	serveBinary(t, buildLore(t), filepath.Join(dir, "lore.db"), "acme", nil)
+}
+
+// TestServePostgres: lore serve on a PostgreSQL database, as a team lead
+// runs it (LORE_TEST_PG_URL), and a machine whose store is that server:
+// what the machine adds, the server keeps in the team's schema.
+func TestServePostgres(t *testing.T) {
+	url := os.Getenv("LORE_TEST_PG_URL")
+	if url == "" {
+		t.Skip("set LORE_TEST_PG_URL=postgres://… to run the PostgreSQL tests (.ci/run does)")
 	}
-	store := filepath.Join(dir, "lore.db")
-	out, err := exec.Command(bin, "serve", "token", "create", "--store", store, "--team", "acme", "--scope", "write").Output()
+	if testing.Short() {
+		t.Skip("builds lore and starts it")
+	}
+	team := fmt.Sprintf("serve-test-%x", rand.Uint64())
+	t.Cleanup(func() {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{postgres.Schema(team)}.Sanitize()+` CASCADE`)
+		conn.Exec(ctx, `DELETE FROM `+postgres.AdminSchema+`.tokens WHERE team = $1`, team)
+	})
+	bin := buildLore(t)
+	serveBinary(t, bin, url, team, func(base, token string) {
+		home := t.TempDir()
+		env := append(os.Environ(), "LORE_HOME="+home, "LORE_STORE="+base, "LORE_TOKEN="+token)
+		add := exec.Command(bin, "add", "Pushing to main returns HTTP 405: open a pull request", "-c", "pitfall", "--repo", "acme/api")
+		add.Env = env
+		if out, err := add.CombinedOutput(); err != nil {
+			t.Fatalf("lore add through the server: %v\n%s", err, out)
+		}
+		search := exec.Command(bin, "search", "why does pushing to main fail?")
+		search.Env = env
+		if out, err := search.CombinedOutput(); err != nil || !strings.Contains(string(out), "HTTP 405") {
+			t.Errorf("lore search through the server: %v\n%s", err, out)
+		}
+		st, err := postgres.Open(context.Background(), url, postgres.Options{Team: team})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if n, err := st.Count(context.Background(), lore.Filter{AnyStatus: true}); err != nil || n != 2 {
+			t.Errorf("the team's schema holds %d items (%v), want the 2 added", n, err)
+		}
+	})
+}
+
+// serveBinary creates a write token of team in store, starts lore serve
+// on it on a free port, adds an item with the token, hands the address
+// and token to then (when not nil), and stops it with SIGTERM: exit 0.
+func serveBinary(t *testing.T, bin, store, team string, then func(url, token string)) {
+	home := t.TempDir()
+	env := append(os.Environ(), "LORE_HOME="+home)
+	create := exec.Command(bin, "serve", "token", "create", "--store", store, "--team", team, "--scope", "write")
+	create.Env = env
+	out, err := create.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +197,7 @@ func TestServeBinary(t *testing.T) {
 	token := lines[len(lines)-1]
 
 	cmd := exec.Command(bin, "serve", "--store", store, "--addr", "127.0.0.1:0")
+	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +209,9 @@ func TestServeBinary(t *testing.T) {
 	sc := bufio.NewScanner(stderr)
 	url := ""
 	for sc.Scan() {
+		if strings.Contains(sc.Text(), "lore:lore@") {
+			t.Errorf("lore serve printed the database's password: %s", sc.Text())
+		}
 		if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
 			url = m[1]
 			break
@@ -171,6 +231,9 @@ func TestServeBinary(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"action":"created"`) {
 		t.Errorf("add: %d %s", resp.StatusCode, b)
+	}
+	if then != nil {
+		then(url, token)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

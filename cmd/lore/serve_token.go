@@ -41,9 +41,6 @@ func (o *tokenOptions) openTokens(ctx context.Context) (lore.Teams, error) {
 	if remote.IsURL(p) {
 		return nil, usagef("lore serve token works on the server's store file, not at %s: run it on the server, with --store PATH", p)
 	}
-	if isPostgresURL(p) {
-		return nil, usagef("lore serve on a PostgreSQL store is not supported by this build yet: pass --store PATH")
-	}
 	return o.openTeams(ctx, p)
 }
 
