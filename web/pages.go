@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/improve"
+	"github.com/lorehq/lore/internal/redact"
 	"github.com/lorehq/lore/measure"
 )
 
@@ -113,23 +117,109 @@ func (v *view) journal(w http.ResponseWriter, r *http.Request) {
 	v.render(w, r, http.StatusOK, "journal", "Journal", b)
 }
 
-// improveBody is the improve page: lore improve status's report.
+// improveBody is the improve page: lore improve status's report, the
+// changes waiting for a person with their diffs, and the escalation
+// reports.
 type improveBody struct {
-	Dir    string
-	Report string
-	Error  string
-	At     time.Time
+	Dir         string
+	Report      string
+	Error       string
+	Message     string
+	Pending     []pendingChange
+	Escalations []escalation
+	At          time.Time
+}
+
+// pendingChange is a held change as the page shows it.
+type pendingChange struct {
+	improve.Pending
+	BeforeTotal, AfterTotal float64
+	Diff                    string // redacted, cut at maxText
+}
+
+type escalation struct {
+	improve.Escalation
+	Text string // the report, redacted, cut at maxText
 }
 
 func (v *view) improve(w http.ResponseWriter, r *http.Request) {
-	b := improveBody{Dir: v.opts.ImproveDir, At: v.opts.Now()}
+	msg := ""
+	q := r.URL.Query()
+	if n, err := strconv.Atoi(q.Get("approved")); err == nil {
+		msg = fmt.Sprintf("Approved change %d: it is on the loop's branch.", n)
+	} else if n, err := strconv.Atoi(q.Get("rejected")); err == nil {
+		msg = fmt.Sprintf("Rejected change %d.", n)
+	}
+	v.showImprove(w, r, http.StatusOK, msg)
+}
+
+func (v *view) showImprove(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	b := improveBody{Dir: v.opts.ImproveDir, At: v.opts.Now(), Message: msg}
 	if b.Dir != "" {
 		s, st, err := improve.ReadStatus(r.Context(), b.Dir)
 		if err != nil {
 			b.Error = err.Error()
 		} else {
 			b.Report = improve.Report(s, st)
+			for _, p := range s.Pending {
+				bt, _ := p.Before.Total()
+				at, _ := p.After.Total()
+				b.Pending = append(b.Pending, pendingChange{Pending: p, BeforeTotal: bt, AfterTotal: at, Diff: readText(p.Patch)})
+			}
+			for _, e := range s.Escalations {
+				b.Escalations = append(b.Escalations, escalation{Escalation: e, Text: readText(e.Report)})
+			}
 		}
 	}
-	v.render(w, r, http.StatusOK, "improve", "Improve", b)
+	v.render(w, r, code, "improve", "Improve", b)
+}
+
+// readText is a file lore improve wrote (a patch, a report), redacted
+// and cut for a page; "" when it is gone.
+func readText(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 4*maxText))
+	t := pageRedactor.String(strings.ToValidUTF8(string(b), "\uFFFD"))
+	if len(t) > maxText {
+		t = t[:redact.Cut(t, maxText)] + "\n… (cut here: " + path + " holds it whole)"
+	}
+	return t
+}
+
+var pageRedactor = redact.New()
+
+// decideChange approves or rejects a held change, as lore improve
+// approve and reject do: an approval puts it on the loop's branch, after
+// running the bench again when the branch has moved (the page answers
+// when that is done).
+func (v *view) decideChange(w http.ResponseWriter, r *http.Request) {
+	if v.opts.ImproveDir == "" {
+		v.fail(w, r, lore.Errorf(lore.ENOTFOUND, "this view has no repository for lore improve"))
+		return
+	}
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil || n < 1 {
+		v.fail(w, r, lore.Errorf(lore.ENOTFOUND, "%q is not a pending change's number", r.PathValue("n")))
+		return
+	}
+	switch r.PathValue("action") {
+	case "approve":
+		if _, err := improve.Approve(r.Context(), v.opts.ImproveDir, n, improve.DefaultBenchTimeout); err != nil {
+			v.showImprove(w, r, http.StatusConflict, fmt.Sprintf("Change %d was not approved: %v", n, err))
+			return
+		}
+		http.Redirect(w, r, fmt.Sprintf("/improve?approved=%d", n), http.StatusSeeOther)
+	case "reject":
+		if err := improve.Reject(r.Context(), v.opts.ImproveDir, n); err != nil {
+			v.showImprove(w, r, http.StatusConflict, fmt.Sprintf("Change %d was not rejected: %v", n, err))
+			return
+		}
+		http.Redirect(w, r, fmt.Sprintf("/improve?rejected=%d", n), http.StatusSeeOther)
+	default:
+		v.fail(w, r, lore.Errorf(lore.ENOTFOUND, "no action %q", r.PathValue("action")))
+	}
 }

@@ -104,6 +104,7 @@ func New(store lore.Store, opts Options) http.Handler {
 	v.mux.HandleFunc("GET /dashboard/frame", v.dashboardFrame)
 	v.mux.HandleFunc("GET /journal", v.journal)
 	v.mux.HandleFunc("GET /improve", v.improve)
+	v.mux.HandleFunc("POST /improve/{n}/{action}", v.decideChange)
 	v.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		v.fail(w, r, lore.Errorf(lore.ENOTFOUND, "no page %s", r.URL.Path))
 	})
