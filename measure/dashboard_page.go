@@ -43,6 +43,79 @@ type dashPage struct {
 	Outcomes     []dashCount
 	Categories   []dashCount
 	Failing      []dashFailing
+	Splits       []dashSplits
+	Holdout      []dashArm // the two arms, when sessions were held out
+}
+
+// dashSplits is the main figures by agent or by repository, where the
+// measured sessions mix several.
+type dashSplits struct {
+	Title string
+	Rows  []dashSplitRow
+}
+
+type dashSplitRow struct {
+	Name, Sessions, FirstTry, MetKnown, NotesUsed string
+}
+
+// dashArm is one side of the holdout, with 95% intervals.
+type dashArm struct {
+	Name, Sessions, MetKnown, FirstTry, Tokens, Minutes string
+}
+
+func dashSplitTables(m Metrics) []dashSplits {
+	var out []dashSplits
+	for _, t := range []struct {
+		title string
+		ss    []Split
+	}{{"By agent", m.ByAgent}, {"By repository", m.ByRepo}} {
+		if len(t.ss) < 2 {
+			continue
+		}
+		d := dashSplits{Title: t.title}
+		for _, s := range t.ss {
+			name := s.Name
+			if name == "" {
+				name = "(none)"
+			}
+			d.Rows = append(d.Rows, dashSplitRow{Name: name, Sessions: dashInt(int64(s.Sessions)),
+				FirstTry: dashShareOf(s.FirstTryRate, s.ToolSessions), MetKnown: dashShareOf(s.RecurrenceRate, s.SessionsWithErrors),
+				NotesUsed: dashShareOf(s.HitRate, s.Injected)})
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// dashShareOf is a share with what it is of, or "–" when of nothing.
+func dashShareOf(r float64, of int) string {
+	if of == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%s of %d", Percent(r), of)
+}
+
+func dashHoldout(h Holdout) []dashArm {
+	if h.Withheld.Sessions == 0 {
+		return nil
+	}
+	interval := func(r Interval, k, n int) string {
+		if n == 0 {
+			return "no data"
+		}
+		return fmt.Sprintf("%d of %d (%s, %s–%s)", k, n, Percent(r.Rate), Percent(r.Low), Percent(r.High))
+	}
+	var out []dashArm
+	for _, a := range []struct {
+		name string
+		arm  Arm
+	}{{"with notes", h.Treated}, {"held out", h.Withheld}} {
+		out = append(out, dashArm{Name: a.name, Sessions: dashInt(int64(a.arm.Sessions)),
+			MetKnown: interval(a.arm.KnownRate, a.arm.MetKnown, a.arm.Sessions),
+			FirstTry: interval(a.arm.FirstTryRate, a.arm.FirstTry, a.arm.ToolSessions),
+			Tokens:   ShortTokens(a.arm.MedianTokens), Minutes: Decimal(a.arm.MedianMinutes)})
+	}
+	return out
 }
 
 type dashSignatureRow struct {
@@ -70,6 +143,8 @@ func newDashPage(m Metrics) dashPage {
 		Failing:    dashFailingRows(m.Journal),
 		Outcomes:   dashOutcomes(m.Outcomes),
 		Categories: dashCategories(m.Knowledge.ByCategory),
+		Splits:     dashSplitTables(m),
+		Holdout:    dashHoldout(m.Holdout),
 	}
 	if len(m.Improve) > 0 {
 		p.Charts = append(p.Charts, improveChart(m.Improve))

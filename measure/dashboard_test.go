@@ -472,3 +472,41 @@ func TestDashboardImprove(t *testing.T) {
 		t.Error("a dashboard without rounds has the improve chart")
 	}
 }
+
+// TestDashboardSplitsAndHoldout: the page splits the main figures by agent
+// and repository where the sessions mix several, and shows the holdout's
+// two arms with their intervals when sessions were held out.
+func TestDashboardSplitsAndHoldout(t *testing.T) {
+	m := sampleMetrics()
+	m.ByAgent = []Split{
+		{Name: "claude-code", Sessions: 30, ToolSessions: 20, FirstTryRate: 0.65, SessionsWithErrors: 10, RecurrenceRate: 0.2, Injected: 40, Used: 12, HitRate: 0.3},
+		{Name: "<script>x</script>", Sessions: 3},
+	}
+	m.ByRepo = []Split{{Name: "acme/widgets", Sessions: 33}}
+	m.Holdout = Holdout{
+		Treated:  Arm{Sessions: 27, MetKnown: 3, KnownRate: Interval{0.11, 0.04, 0.28}, ToolSessions: 20, FirstTry: 13, FirstTryRate: Interval{0.65, 0.43, 0.82}, MedianTokens: 52000},
+		Withheld: Arm{Sessions: 3, MetKnown: 1, KnownRate: Interval{0.33, 0.06, 0.79}},
+	}
+	dir := filepath.Join(t.TempDir(), "metrics")
+	if err := WriteDashboard(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, DashboardHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"<h2>By agent</h2>", "claude-code", "65% of 20", "20% of 10", "30% of 40",
+		"&lt;script&gt;x&lt;/script&gt;", "Holdout: sessions with notes against sessions held out",
+		"3 of 27 (11%, 4%–28%)", "1 of 3 (33%, 6%–79%)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<h2>By repository</h2>") {
+		t.Errorf("a split of one repository is shown")
+	}
+	if strings.Contains(page, "<script>x") {
+		t.Errorf("an agent's name is not escaped")
+	}
+}
