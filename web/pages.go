@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,44 @@ type dashboardCache struct {
 	page []byte
 }
 
+// listedCache keeps the sessions Options.Sessions listed last, for the
+// dashboard and the sessions page, and lets one request at a time list
+// them.
+type listedCache struct {
+	mu       sync.Mutex
+	at       time.Time
+	sessions []*lore.Session
+	byID     map[string]*lore.Session
+}
+
+// listedSessions are the sessions Options.Sessions lists (their counts,
+// not their messages), listed again at most once a minute: listing reads
+// every transcript.
+func (v *view) listedSessions(ctx context.Context) ([]*lore.Session, error) {
+	ss, _, err := v.listed.get(ctx, v.opts)
+	return ss, err
+}
+
+func (c *listedCache) get(ctx context.Context, opts Options) ([]*lore.Session, map[string]*lore.Session, error) {
+	if opts.Sessions == nil {
+		return nil, nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := opts.Now()
+	if c.byID == nil || now.Sub(c.at) >= dashboardFresh || now.Before(c.at) {
+		ss, err := opts.Sessions(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.sessions, c.byID, c.at = ss, make(map[string]*lore.Session, len(ss)), now
+		for _, s := range ss {
+			c.byID[s.ID] = s
+		}
+	}
+	return c.sessions, c.byID, nil
+}
+
 // dashboardFrame is measure's dashboard page, computed from the store and
 // the sessions as lore dashboard computes it (with lore improve's rounds
 // on the repository of ImproveDir), without the replay (which harvests
@@ -45,13 +84,10 @@ func (v *view) dashboardFrame(w http.ResponseWriter, r *http.Request) {
 	defer c.mu.Unlock()
 	now := v.opts.Now()
 	if c.page == nil || now.Sub(c.at) >= dashboardFresh || now.Before(c.at) {
-		var sessions []*lore.Session
-		if v.opts.Sessions != nil {
-			var err error
-			if sessions, err = v.opts.Sessions(ctx); err != nil {
-				v.fail(w, r, fmt.Errorf("read sessions: %w", err))
-				return
-			}
+		sessions, err := v.listedSessions(ctx)
+		if err != nil {
+			v.fail(w, r, fmt.Errorf("read sessions: %w", err))
+			return
 		}
 		m, err := measure.Compute(ctx, sessions, v.store, measure.Options{Now: now})
 		if err != nil {

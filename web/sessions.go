@@ -34,6 +34,9 @@ type sessionRow struct {
 	Handed          int // items in them
 	Withheld        bool
 	Last            time.Time
+	// Listed is the session as the agents' transcripts list it (tool
+	// calls, errors, outcome), when the view lists them and finds it.
+	Listed *lore.Session
 }
 
 // knownSessions gathers the store's harvest and boot records by session,
@@ -112,6 +115,7 @@ func later(a, b time.Time) time.Time {
 
 type sessionsBody struct {
 	Sessions   []*sessionRow
+	Listing    bool // the view lists the agents' transcripts
 	Total      int
 	Page       int
 	Prev, Next string
@@ -134,7 +138,14 @@ func (v *view) sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	from := min((page-1)*sessionsPage, len(all))
 	to := min(from+sessionsPage, len(all))
-	b := sessionsBody{Sessions: all[from:to], Total: len(all), Page: page}
+	b := sessionsBody{Sessions: all[from:to], Total: len(all), Page: page, Listing: v.opts.Sessions != nil}
+	if _, byID, err := v.listed.get(r.Context(), v.opts); err != nil {
+		v.log.Warn("list sessions", "error", err.Error()) // the store's records still show
+	} else {
+		for _, row := range b.Sessions {
+			row.Listed = byID[row.ID]
+		}
+	}
 	if page > 1 {
 		b.Prev = "/sessions?page=" + strconv.Itoa(page-1)
 	}

@@ -75,6 +75,7 @@ type view struct {
 	// so a page from an earlier run cannot post.
 	csrfKey []byte
 	dash    dashboardCache
+	listed  listedCache
 }
 
 // New returns the web view of store, one team's. The caller closes store

@@ -483,3 +483,29 @@ func TestDashboardFresh(t *testing.T) {
 		t.Errorf("a minute on: %d reads, the page the same: %v; want 2, another", reads, later == first)
 	}
 }
+
+// TestSessionsListed: with the agents' transcripts listed, the sessions
+// page says each session's tool calls, failed calls and outcome, and
+// "transcript not found" for a session no transcript holds any more.
+func TestSessionsListed(t *testing.T) {
+	f := newFixture(t)
+	if err := f.store.RecordHarvest(context.Background(), lore.Harvest{Session: "codex:gone", Extractor: "rules", Path: "/nowhere/gone.jsonl", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	c := newClient(t, f.store, Options{Sessions: func(context.Context) ([]*lore.Session, error) {
+		calls++
+		return []*lore.Session{{ID: session, Agent: "claude-code", ToolCalls: 7, ToolErrors: 2, Outcome: lore.OutcomeFailure}}, nil
+	}})
+	code, page := c.get("/sessions")
+	if code != http.StatusOK || !strings.Contains(page, "<td>7</td><td>2</td><td>failure</td>") {
+		t.Errorf("the sessions page: %d\n%s", code, page)
+	}
+	if !strings.Contains(page, "transcript not found") {
+		t.Errorf("a session without a transcript is not said to be one:\n%s", page)
+	}
+	c.get("/sessions")
+	if calls != 1 {
+		t.Errorf("the transcripts were listed %d times for two pages within a minute, want 1", calls)
+	}
+}
