@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -214,15 +215,18 @@ func sortItems(items []lore.Item, by string) {
 
 // itemBody is an item's page.
 type itemBody struct {
-	Item     lore.Item
-	FixedIn  []string // commits of the item's fixed-in: tags
-	Tags     []string // its other tags
-	Related  []lore.Item
-	Missing  []string // related ids no longer stored
-	Excerpts []string // parallel to the evidence: what the first maxExcerpts sessions said
-	Error    string   // what went wrong with the action just asked
-	Held     bool     // the edit just made was held
-	Text     string   // the edit form's text
+	Item    lore.Item
+	FixedIn []string // commits of the item's fixed-in: tags
+	Tags    []string // its other tags
+	Related []lore.Item
+	// SupersededBy are the items that name this superseded one in their
+	// Related: what replaced it.
+	SupersededBy []lore.Item
+	Missing      []string // related ids no longer stored
+	Excerpts     []string // parallel to the evidence: what the first maxExcerpts sessions said
+	Error        string   // what went wrong with the action just asked
+	Held         bool     // the edit just made was held
+	Text         string   // the edit form's text
 }
 
 func (v *view) item(w http.ResponseWriter, r *http.Request) {
@@ -265,7 +269,34 @@ func (v *view) showItem(w http.ResponseWriter, r *http.Request, status int, errT
 			b.Related = append(b.Related, rel)
 		}
 	}
+	if it.Status == lore.StatusSuperseded {
+		if b.SupersededBy, err = v.supersededBy(ctx, it); err != nil {
+			v.fail(w, r, err)
+			return
+		}
+	}
 	v.render(w, r, status, "item", "Item "+it.ID[:min(12, len(it.ID))], b)
+}
+
+// supersededBy finds the items that superseded it: those of its scope and
+// category whose Related names it (a store supersedes within a scope),
+// at most a few.
+func (v *view) supersededBy(ctx context.Context, it lore.Item) ([]lore.Item, error) {
+	f := lore.Filter{Repo: it.Repo, NoRepo: it.Repo == "", Agent: it.Agent, NoAgent: it.Agent == "", Category: it.Category, AnyStatus: true}
+	var out []lore.Item
+	err := v.store.Items(ctx, f, func(x lore.Item) error {
+		if x.ID != it.ID && slices.Contains(x.Related, it.ID) {
+			out = append(out, x)
+			if len(out) == 5 {
+				return errEnough
+			}
+		}
+		return nil
+	})
+	if err != nil && err != errEnough {
+		return nil, fmt.Errorf("what superseded %s: %w", it.ID, err)
+	}
+	return out, nil
 }
 
 // maxExcerpts is how many of an item's sessions its page quotes: each is

@@ -509,3 +509,28 @@ func TestSessionsListed(t *testing.T) {
 		t.Errorf("the transcripts were listed %d times for two pages within a minute, want 1", calls)
 	}
 }
+
+// TestSupersededBy: a superseded item's page links the item that
+// replaced it.
+func TestSupersededBy(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	res, err := f.store.Add(ctx, []lore.Item{
+		{Text: "`make deploy` needs the VPN", Category: lore.CategoryPitfall, Repo: "acme/api", Confidence: 0.8},
+		{Text: "Deploys go through the release pipeline since March; nobody runs make by hand", Category: lore.CategoryPitfall, Repo: "acme/api", Confidence: 0.8},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.Supersede(ctx, res[0].ID, res[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, f.store, Options{})
+	code, page := c.get("/items/" + res[0].ID)
+	if code != http.StatusOK || !strings.Contains(page, "Superseded by") || !strings.Contains(page, `href="/items/`+res[1].ID+`"`) {
+		t.Errorf("the superseded item's page: %d\n%s", code, page)
+	}
+	if _, page := c.get("/items/" + res[1].ID); strings.Contains(page, "Superseded by") {
+		t.Errorf("the item that superseded says it was superseded")
+	}
+}
