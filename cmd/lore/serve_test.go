@@ -8,6 +8,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/cookiejar"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,6 +179,18 @@ func TestServePostgres(t *testing.T) {
 		defer st.Close()
 		if n, err := st.Count(context.Background(), lore.Filter{AnyStatus: true}); err != nil || n != 2 {
 			t.Errorf("the team's schema holds %d items (%v), want the 2 added", n, err)
+		}
+		// The web view of the same server, signed in with the token.
+		jar, _ := cookiejar.New(nil)
+		browser := &http.Client{Jar: jar}
+		resp, err := browser.PostForm(base+"/signin", neturl.Values{"token": {token}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "Pushing to main returns HTTP 405") {
+			t.Errorf("the web view on PostgreSQL: %d\n%s", resp.StatusCode, page)
 		}
 	})
 }
