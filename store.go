@@ -366,3 +366,13 @@ func RecordPath(p string) string {
 func RecordName(name string) string { return pathRedactor.String(name) }
 
 var pathRedactor = redact.New()
+
+// EvidenceShares is kept by a store that can say what each session added
+// to an item's confidence (the SQLite and PostgreSQL stores): the web
+// view draws an item's confidence over its sessions from it.
+type EvidenceShares interface {
+	// Shares returns the item's evidence, in the order it arrived, and
+	// each session's share of the confidence, parallel to it. The item
+	// is the one with this id or unique id prefix.
+	Shares(ctx context.Context, id string) ([]Evidence, []float64, error)
+}

@@ -368,3 +368,20 @@ func (s *Store) Searches(ctx context.Context, qs []lore.Query) ([][]lore.Hit, er
 
 // errNoRows tells a query that found nothing.
 func errNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// Shares returns the item's evidence and each session's share of its
+// confidence, in the order they arrived.
+func (s *Store) Shares(ctx context.Context, id string) ([]lore.Evidence, []float64, error) {
+	rowid, _, err := resolve(ctx, s.pool, "items", "item", id)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := loadRows(ctx, s.pool, `SELECT `+itemColumns+` FROM items i WHERE i.rowid = $1`, rowid)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
+	}
+	return rows[0].item.Evidence, rows[0].conf, nil
+}

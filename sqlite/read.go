@@ -721,3 +721,20 @@ func resolveIn(ctx context.Context, q querier, table, thing, id string) (int64, 
 	}
 	return rowids[0], ids[0], nil
 }
+
+// Shares returns the item's evidence and each session's share of its
+// confidence, in the order they arrived.
+func (s *Store) Shares(ctx context.Context, id string) ([]lore.Evidence, []float64, error) {
+	rowid, _, err := resolve(ctx, s.db, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := loadRows(ctx, s.db, `items i WHERE rowid = ?`, rowid)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
+	}
+	return rows[0].item.Evidence, rows[0].conf, nil
+}

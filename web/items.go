@@ -223,6 +223,11 @@ type itemBody struct {
 	// Related: what replaced it.
 	SupersededBy []lore.Item
 	Missing      []string // related ids no longer stored
+	// History is the item's confidence as its sessions came, when the
+	// store says what each added (lore.EvidenceShares); Manual is the
+	// confidence given by hand, counted from the start.
+	History []confidenceStep
+	Manual  float64
 	Excerpts     []string // parallel to the evidence: what the first maxExcerpts sessions said
 	Error        string   // what went wrong with the action just asked
 	Held         bool     // the edit just made was held
@@ -269,6 +274,14 @@ func (v *view) showItem(w http.ResponseWriter, r *http.Request, status int, errT
 			b.Related = append(b.Related, rel)
 		}
 	}
+	if st, ok := v.store.(lore.EvidenceShares); ok && len(it.Evidence) > 0 {
+		evs, shares, err := st.Shares(ctx, it.ID)
+		if err != nil {
+			v.fail(w, r, fmt.Errorf("the item's confidence over its sessions: %w", err))
+			return
+		}
+		b.History, b.Manual = history(evs, shares, it.Manual), it.Manual
+	}
 	if it.Status == lore.StatusSuperseded {
 		if b.SupersededBy, err = v.supersededBy(ctx, it); err != nil {
 			v.fail(w, r, err)
@@ -276,6 +289,33 @@ func (v *view) showItem(w http.ResponseWriter, r *http.Request, status int, errT
 		}
 	}
 	v.render(w, r, status, "item", "Item "+it.ID[:min(12, len(it.ID))], b)
+}
+
+// confidenceStep is one session of an item's confidence history.
+type confidenceStep struct {
+	N       int
+	Session lore.Evidence
+	Share   float64 // what the session brought
+	After   float64 // the item's confidence once it had
+}
+
+// maxHistory caps the sessions an item's history lists.
+const maxHistory = 50
+
+// history is an item's confidence as each session's share joined those
+// before it and the confidence given by hand (lore.CombineConfidence): the
+// last step is the item's confidence.
+func history(evs []lore.Evidence, shares []float64, manual float64) []confidenceStep {
+	var out []confidenceStep
+	so := []float64{manual}
+	for i, e := range evs[:min(len(evs), len(shares))] {
+		so = append(so, shares[i])
+		out = append(out, confidenceStep{N: i + 1, Session: e, Share: shares[i], After: lore.CombineConfidence(so...)})
+	}
+	if len(out) > maxHistory {
+		out = append(out[:maxHistory/2], out[len(out)-maxHistory/2:]...)
+	}
+	return out
 }
 
 // supersededBy finds the items that superseded it: those of its scope and

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -532,5 +533,29 @@ func TestSupersededBy(t *testing.T) {
 	}
 	if _, page := c.get("/items/" + res[1].ID); strings.Contains(page, "Superseded by") {
 		t.Errorf("the item that superseded says it was superseded")
+	}
+}
+
+// TestConfidenceHistory: an item's page shows its confidence as each
+// session came, the last step the item's confidence.
+func TestConfidenceHistory(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	var id string
+	for i, c := range []float64{0.4, 0.5} {
+		res, err := f.store.Add(ctx, []lore.Item{{Text: "The nightly job rotates the API keys at 03:00", Category: lore.CategoryFact,
+			Repo: "acme/api", Confidence: c, Evidence: []lore.Evidence{{Session: fmt.Sprintf("codex:s%d", i), Position: i + 2}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = res[0].ID
+	}
+	c := newClient(t, f.store, Options{})
+	code, page := c.get("/items/" + id)
+	for _, want := range []string{"Confidence over its sessions", `href="/sessions/codex:s0#m2"`, "<td>0.40</td><td>0.40</td>",
+		"<td>0.50</td><td>0.70</td>"} {
+		if code != http.StatusOK || !strings.Contains(page, want) {
+			t.Errorf("the item's page (%d) lacks %q", code, want)
+		}
 	}
 }

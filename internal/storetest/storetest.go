@@ -148,6 +148,7 @@ var tests = []conformanceTest{
 	{"ExactDuplicateMerges", testExactDuplicate},
 	{"SameSessionConfirmsOnce", testSameSessionOnce},
 	{"ConfidenceCombinesAndCaps", testConfidence},
+	{"EvidenceShares", testShares},
 	{"HandConfidence", testHandConfidence},
 	{"NearDuplicatesMerge", testNearDuplicates},
 	{"NearDuplicatesAtScale", testNearDuplicatesAtScale},
@@ -377,6 +378,37 @@ func testConfidence(e *env) {
 	}
 	if got := e.get(id); got.Confidence != lore.MaxConfidence || got.SourceCount != 23 {
 		e.t.Errorf("after 23 sessions: confidence %v, %d sources; want the cap %v, 23", got.Confidence, got.SourceCount, lore.MaxConfidence)
+	}
+}
+
+// testShares: a store that says what each session added to an item's
+// confidence (lore.EvidenceShares) gives the evidence in the order it
+// arrived, with shares that make the item's confidence.
+func testShares(e *env) {
+	st, ok := e.s.(lore.EvidenceShares)
+	if !ok {
+		e.t.Skip("the store keeps no shares it can give")
+	}
+	base := lore.Item{Text: "The staging cluster sleeps from 20:00 to 07:00", Category: lore.CategoryFact, Repo: "acme/api"}
+	var id string
+	for i, c := range []float64{0.5, 0.3, 0.9} {
+		it := base
+		it.Confidence, it.Evidence = c, ev(fmt.Sprintf("s%d", i), i+1)
+		id = e.add(it)[0].ID
+	}
+	evs, shares, err := st.Shares(e.ctx, id[:8])
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	wantEv := []lore.Evidence{{Session: "s0", Position: 1}, {Session: "s1", Position: 2}, {Session: "s2", Position: 3}}
+	if !slices.Equal(evs, wantEv) || len(shares) != 3 || !near(shares[0], 0.5) || !near(shares[1], 0.3) || !near(shares[2], 0.9) {
+		e.t.Errorf("Shares = %v, %v; want %v with 0.5, 0.3, 0.9", evs, shares, wantEv)
+	}
+	if got := e.get(id); !near(lore.CombineConfidence(shares...), got.Confidence) {
+		e.t.Errorf("the shares make %v, the item says %v", lore.CombineConfidence(shares...), got.Confidence)
+	}
+	if _, _, err := st.Shares(e.ctx, "ffffffffffff"); lore.ErrorCode(err) != lore.ENOTFOUND {
+		e.t.Errorf("Shares of no item: %v, want not found", err)
 	}
 }
 
