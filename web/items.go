@@ -226,12 +226,12 @@ type itemBody struct {
 	// History is the item's confidence as its sessions came, when the
 	// store says what each added (lore.EvidenceShares); Manual is the
 	// confidence given by hand, counted from the start.
-	History []confidenceStep
-	Manual  float64
-	Excerpts     []string // parallel to the evidence: what the first maxExcerpts sessions said
-	Error        string   // what went wrong with the action just asked
-	Held         bool     // the edit just made was held
-	Text         string   // the edit form's text
+	History  []confidenceStep
+	Manual   float64
+	Excerpts []string // parallel to the evidence: what the first maxExcerpts sessions said
+	Error    string   // what went wrong with the action just asked
+	Held     bool     // the edit just made was held
+	Text     string   // the edit form's text
 }
 
 func (v *view) item(w http.ResponseWriter, r *http.Request) {
