@@ -212,7 +212,10 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 	if !remote.IsURL(url) {
 		return usagef("lore push sends transcripts to a team's lore serve: pass --store https://host:7077 or set LORE_STORE, with LORE_TOKEN (on one machine, lore harvest)")
 	}
-	o := remoteOptions(opts.Env)
+	o, err := remoteOptions(opts.Env)
+	if err != nil {
+		return err
+	}
 	o.Timeout = pushTimeout
 	st, err := remote.Open(url, o)
 	if err != nil {

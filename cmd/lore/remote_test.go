@@ -243,3 +243,32 @@ func TestRemoteMCP(t *testing.T) {
 		t.Errorf("boot_context:\n%s", text)
 	}
 }
+
+// TestRemoteTokenFile: without LORE_TOKEN, lore reads the token from
+// $LORE_HOME/token when only its owner can read it, and refuses one
+// others can read.
+func TestRemoteTokenFile(t *testing.T) {
+	s := newTeamServer(t)
+	home := t.TempDir()
+	env := testEnv(home, map[string]string{"LORE_STORE": s.URL})
+	if r := runIn(t, env, "", nil, "search", "anything"); r.code == 0 || !strings.Contains(r.err, "LORE_TOKEN") {
+		t.Errorf("no token anywhere: exit %d %q", r.code, r.err)
+	}
+	file := filepath.Join(home, ".lore", "token")
+	os.MkdirAll(filepath.Dir(file), 0o700)
+	if err := os.WriteFile(file, []byte(s.token+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runIn(t, env, "", nil, "search", "anything"); r.code != 1 || !strings.Contains(r.err, "chmod 600") || strings.Contains(r.err, s.token) {
+		t.Errorf("a token file others can read: exit %d %q", r.code, r.err)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runIn(t, env, "", nil, "add", "The walrus queue keeps messages for 7 days", "-c", "fact"); r.code != 0 {
+		t.Errorf("with the token file: exit %d %q", r.code, r.err)
+	}
+	if n, err := s.store(t).Count(context.Background(), lore.Filter{AnyStatus: true}); err != nil || n != 1 {
+		t.Errorf("the server holds %d items (%v), want the one added", n, err)
+	}
+}

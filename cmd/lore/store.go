@@ -125,17 +125,46 @@ func openAs[T any](ctx context.Context, o *storeOptions, env transcript.Env, wri
 }
 
 // openRemote opens the team's store that lore serve at url keeps, with
-// the token in LORE_TOKEN. http:// beyond loopback needs LORE_INSECURE=1.
+// the token remoteOptions finds. http:// beyond loopback needs
+// LORE_INSECURE=1.
 func openRemote(env transcript.Env, url string) (lore.Store, error) {
-	return remote.Open(url, remoteOptions(env))
+	o, err := remoteOptions(env)
+	if err != nil {
+		return nil, err
+	}
+	return remote.Open(url, o)
 }
 
-// remoteOptions are a server's client's options, from the environment.
-func remoteOptions(env transcript.Env) remote.Options {
-	return remote.Options{
-		Token:    getenv(env, "LORE_TOKEN"),
+// remoteOptions are a server's client's options, from the environment:
+// the token is LORE_TOKEN, else the file $LORE_HOME/token a person wrote
+// (an agent started from a desktop may not see the shell's variables),
+// readable by its owner only.
+func remoteOptions(env transcript.Env) (remote.Options, error) {
+	o := remote.Options{
+		Token:    strings.TrimSpace(getenv(env, "LORE_TOKEN")),
 		Insecure: strings.TrimSpace(getenv(env, "LORE_INSECURE")) == "1",
 	}
+	home := loreHome(env)
+	if o.Token != "" || home == "" {
+		return o, nil
+	}
+	p := filepath.Join(home, "token")
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return o, nil
+	}
+	if err != nil {
+		return o, err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return o, fmt.Errorf("%s holds a lore serve token and others can read it: chmod 600 %s", p, p)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return o, err
+	}
+	o.Token = strings.TrimSpace(string(b))
+	return o, nil
 }
 
 // isPostgresURL reports whether p names a PostgreSQL database rather than
