@@ -48,6 +48,11 @@ func TestTokens(t *testing.T) {
 	storetest.RunTokens(t, func(t *testing.T) lore.Tokens { return openTestTeams(t) })
 }
 
+func TestUploadQueue(t *testing.T) {
+	testURL(t) // skips the suite at once without a database
+	storetest.RunUploadQueue(t, func(t *testing.T) lore.UploadQueue { return openTestTeams(t) })
+}
+
 func TestTeams(t *testing.T) {
 	testURL(t) // skips the suite at once without a database
 	storetest.RunTeams(t, func(t *testing.T) lore.Teams { return openTestTeams(t) })
