@@ -21,7 +21,7 @@ import (
 // env is a server over a real SQLite store in a temporary folder.
 type env struct {
 	t     testing.TB
-	dir   string // the store's folder; uploads are kept in its uploads folder
+	dir   string // the store's folder
 	teams *sqlite.Teams
 	srv   *Server
 	url   string
@@ -35,14 +35,34 @@ func newEnv(t testing.TB, opts Options) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { teams.Close() })
-	opts.UploadDir = filepath.Join(dir, "uploads")
 	srv, err := New(teams, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Work(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 	return &env{t: t, dir: dir, teams: teams, srv: srv, url: hs.URL}
+}
+
+// drain waits until the server's workers have harvested every upload.
+func (e *env) drain(token string) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var hs HarvestStatus
+		e.call("GET", "/v1/harvest", token, nil, &hs, http.StatusOK)
+		if hs.Queued == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%d uploads still queued after 10s", hs.Queued)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // token makes a token of team with scope, named after them.
