@@ -29,6 +29,22 @@ type env struct {
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
+	e := newIdleEnv(t, opts)
+	e.work()
+	return e
+}
+
+// work starts the server's workers until the test ends.
+func (e *env) work() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.srv.Work(ctx); close(done) }()
+	e.t.Cleanup(func() { cancel(); <-done })
+}
+
+// newIdleEnv is newEnv whose workers do not run until work is called.
+func newIdleEnv(t testing.TB, opts Options) *env {
+	t.Helper()
 	dir := t.TempDir()
 	teams, err := sqlite.OpenTeams(context.Background(), filepath.Join(dir, "lore.db"), sqlite.Options{})
 	if err != nil {
@@ -41,10 +57,6 @@ func newEnv(t testing.TB, opts Options) *env {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Work(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
 	return &env{t: t, dir: dir, teams: teams, srv: srv, url: hs.URL}
 }
 

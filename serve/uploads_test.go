@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lorehq/lore"
 )
@@ -111,4 +112,36 @@ func TestUpload(t *testing.T) {
 	e.wantError("POST", "/v1/sessions", w, strings.NewReader("SQLite format 3\x00\x10\x00"), http.StatusBadRequest, codeInvalid)
 	e.wantError("POST", "/v1/sessions?name=state.vscdb", w, strings.NewReader(body), http.StatusBadRequest, codeInvalid)
 	e.wantError("POST", "/v1/sessions?name=../../etc/passwd", w, strings.NewReader(body), http.StatusBadRequest, codeInvalid)
+}
+
+// TestUploadOfDeadWorker: an upload a worker claimed and never finished
+// (it died) is harvested by another once its lease passes, once.
+func TestUploadOfDeadWorker(t *testing.T) {
+	e := newIdleEnv(t, Options{})
+	w := e.token("acme", lore.ScopeWrite)
+	var up Upload
+	status, b := e.do("POST", "/v1/sessions?name=5d1e0c55.jsonl", w, strings.NewReader(claudeSession("5d1e0c55-2b7e-4f0e-9d7a-000000000009", "")))
+	if err := json.Unmarshal(b, &up); err != nil || status != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", status, b)
+	}
+	ctx := context.Background()
+	dead, ok, err := e.teams.Claim(ctx, "dead", time.Now().Add(-time.Hour), time.Minute)
+	if err != nil || !ok || dead.ID != up.ID {
+		t.Fatalf("claim: %+v %v %v", dead, ok, err)
+	}
+	e.work()
+	e.drain(w)
+	var hs HarvestStatus
+	e.call("GET", "/v1/harvest", w, nil, &hs, http.StatusOK)
+	if len(hs.Uploads) != 1 || hs.Uploads[0].State != UploadHarvested || hs.Sessions != 1 {
+		t.Fatalf("harvest status: %+v", hs)
+	}
+	list, err := e.teams.Uploads(ctx, "acme", 1)
+	if err != nil || list[0].Attempts != 2 || list[0].Worker == "dead" {
+		t.Errorf("the upload: %+v %v, want a second attempt by a live worker", list, err)
+	}
+	dead.State = UploadHarvested
+	if err := e.teams.Finish(ctx, dead); lore.ErrorCode(err) != lore.ECONFLICT {
+		t.Errorf("the dead worker's finish: %v, want ECONFLICT", err)
+	}
 }
