@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,6 +121,7 @@ func TestLoad(t *testing.T) {
 		return nil
 	}
 
+	var sentBytes atomic.Int64
 	errs := make(chan error, nWriters+nReaders)
 	jobs := make(chan int)
 	start := time.Now()
@@ -133,6 +135,7 @@ func TestLoad(t *testing.T) {
 					errs <- err
 					return
 				}
+				sentBytes.Add(int64(len(body)))
 				q := url.Values{"name": {filepath.Base(f.path)}, "repo": {f.repo}}
 				u := urls[(w+i)%len(urls)] + "/v1/sessions?" + q.Encode()
 				if err := do("POST /v1/sessions", "POST", u, strings.NewReader(string(body)), http.StatusAccepted); err != nil {
@@ -195,8 +198,8 @@ func TestLoad(t *testing.T) {
 		t.Error(err)
 	}
 
-	t.Logf("%d servers × %d workers on one PostgreSQL, %d writers, %d readers, %d transcripts of one session: all sent in %.1f s, all harvested in %.1f s (%.1f uploads/s)",
-		nServers, nWorkers, nWriters, nReaders, len(files), sent.Seconds(), harvested.Seconds(), float64(len(files))/harvested.Seconds())
+	t.Logf("%d servers × %d workers on one PostgreSQL, %d writers, %d readers, %d transcripts of one session (%.1f MiB): all sent in %.1f s, all harvested in %.1f s (%.1f uploads/s)",
+		nServers, nWorkers, nWriters, nReaders, len(files), float64(sentBytes.Load())/(1<<20), sent.Seconds(), harvested.Seconds(), float64(len(files))/harvested.Seconds())
 	t.Log("\n" + rec.table())
 
 	// Nothing lost, nothing twice.
