@@ -50,7 +50,8 @@ type loadFile struct{ path, repo string }
 // with its own connections to one PostgreSQL database and its own
 // workers, in this process) take LORE_LOAD_SESSIONS transcripts from
 // LORE_LOAD_WRITERS writers while LORE_LOAD_READERS readers boot and
-// search. It reports requests/s and p50/p99 latency per route, and
+// search (LORE_LOAD_WORKERS workers a server; every fourth transcript
+// LORE_LOAD_FILLER_KIB of synthetic session). It reports requests/s and p50/p99 latency per route, and
 // checks that the team's store ends up with the items and evidence a
 // single harvest of the same transcripts makes: nothing lost, nothing
 // harvested twice. BENCHMARKS.md has its figures.
@@ -64,9 +65,10 @@ func TestLoad(t *testing.T) {
 	nReaders := loadKnob(t, "LORE_LOAD_READERS", 4)
 	nSessions := loadKnob(t, "LORE_LOAD_SESSIONS", 200)
 	nWorkers := loadKnob(t, "LORE_LOAD_WORKERS", 2)
+	fillerKiB := loadKnob(t, "LORE_LOAD_FILLER_KIB", 24)
 	ctx := context.Background()
 
-	files := loadSessions(t, nSessions)
+	files := loadSessions(t, nSessions, int64(fillerKiB)<<10)
 	team := fmt.Sprintf("load-%x", rand.Uint32())
 	t.Cleanup(func() { dropLoadTeam(t, pgURL, team) })
 
@@ -232,13 +234,14 @@ func TestLoad(t *testing.T) {
 
 // loadSessions writes n Claude Code transcripts of one session each: a
 // failed push to a protected branch in one of eight repositories, each
-// asking something of its own, and every fourth, synthetic filler of a
-// typical size (synth) after it.
-func loadSessions(t *testing.T, n int) []loadFile {
+// asking something of its own, and every fourth, a synthetic session of
+// about fillerBytes (synth; real Claude Code sessions' median is near
+// 400 KiB).
+func loadSessions(t *testing.T, n int, fillerBytes int64) []loadFile {
 	t.Helper()
 	dir := t.TempDir()
 	filler := filepath.Join(dir, "filler")
-	if _, err := synth.Write(filler, synth.Options{Format: "claude-code", Bytes: int64(n/4) * (24 << 10), SessionBytes: 24 << 10, Seed: 24}); err != nil {
+	if _, err := synth.Write(filler, synth.Options{Format: "claude-code", Bytes: int64(n/4) * fillerBytes, SessionBytes: fillerBytes, Seed: 24}); err != nil {
 		t.Fatal(err)
 	}
 	var extra []string
