@@ -41,6 +41,10 @@ type QueuedUpload struct {
 	Body []byte `json:"-"`
 }
 
+// MaxAttempts is how many workers may claim an upload before one whose
+// lease passed is given up as failed.
+const MaxAttempts = 3
+
 // UploadQueue keeps uploaded transcripts until a worker harvests them.
 // A lore.Teams may implement it, so that every server on its database
 // takes uploads and harvests them.
@@ -52,7 +56,8 @@ type UploadQueue interface {
 	// Claim hands worker the oldest queued upload, or a running one
 	// whose lease passed before now, marked running by worker until
 	// now+lease, with its body; false when there is none. Two workers
-	// never hold the same upload.
+	// never hold the same upload. One whose lease passed MaxAttempts
+	// times (it kills its workers) is marked failed instead.
 	Claim(ctx context.Context, worker string, now time.Time, lease time.Duration) (QueuedUpload, bool, error)
 	// Finish records the end of u's harvest: u.State (harvested or
 	// failed), Sessions, Result and Error, for the upload of u.Team and

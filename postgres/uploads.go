@@ -47,6 +47,10 @@ func (ts *Teams) Enqueue(ctx context.Context, u lore.QueuedUpload) (lore.QueuedU
 // at this moment, so that many claim at once without waiting on each
 // other, and none is handed a row another holds.
 func (ts *Teams) Claim(ctx context.Context, worker string, now time.Time, lease time.Duration) (lore.QueuedUpload, bool, error) {
+	if _, err := ts.admin.Exec(ctx, `UPDATE uploads SET state = 'failed', error = $1, lease = NULL
+		WHERE state = 'running' AND lease < $2 AND attempts >= $3`, abandoned, now, lore.MaxAttempts); err != nil {
+		return lore.QueuedUpload{}, false, fmt.Errorf("claim upload: %w", err)
+	}
 	rows, err := ts.admin.Query(ctx, `UPDATE uploads SET state = 'running', worker = $1, lease = $2, attempts = attempts + 1
 		WHERE (team, id) = (SELECT team, id FROM uploads
 			WHERE state = 'queued' OR (state = 'running' AND lease < $3)
@@ -64,6 +68,9 @@ func (ts *Teams) Claim(ctx context.Context, worker string, now time.Time, lease 
 	}
 	return u, true, nil
 }
+
+// abandoned is the error of an upload whose workers all died.
+var abandoned = fmt.Sprintf("given up: %d workers claimed it and none finished", lore.MaxAttempts)
 
 // Finish records the end of a harvest by the worker that holds it.
 func (ts *Teams) Finish(ctx context.Context, u lore.QueuedUpload) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/lorehq/lore"
@@ -55,6 +56,10 @@ func (t *Teams) Claim(ctx context.Context, worker string, now time.Time, lease t
 	var out lore.QueuedUpload
 	var ok bool
 	err := t.main.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE uploads SET state = 'failed', error = ?, lease = 0 WHERE state = 'running' AND lease < ? AND attempts >= ?`,
+			abandoned, micros(now), lore.MaxAttempts); err != nil {
+			return err
+		}
 		found, err := scanUploads(ctx, tx, true, `WHERE state = 'queued' OR (state = 'running' AND lease < ?) ORDER BY received, team, id LIMIT 1`, micros(now))
 		if err != nil || len(found) == 0 {
 			return err
@@ -67,6 +72,9 @@ func (t *Teams) Claim(ctx context.Context, worker string, now time.Time, lease t
 	})
 	return out, ok, err
 }
+
+// abandoned is the error of an upload whose workers all died.
+var abandoned = fmt.Sprintf("given up: %d workers claimed it and none finished", lore.MaxAttempts)
 
 // Finish records the end of a harvest by the worker that holds it.
 func (t *Teams) Finish(ctx context.Context, u lore.QueuedUpload) error {

@@ -125,6 +125,27 @@ func RunUploadQueue(t *testing.T, open func(t *testing.T) lore.UploadQueue) {
 		queued(t, q, 0)
 	})
 
+	t.Run("GivenUpAfterMaxAttempts", func(t *testing.T) {
+		q := open(t)
+		enqueue(t, q, "acme", "poison", at)
+		now := at
+		for i := range lore.MaxAttempts {
+			u, ok, err := q.Claim(ctx, fmt.Sprintf("w%d", i), now, time.Minute)
+			if err != nil || !ok || u.Attempts != i+1 {
+				t.Fatalf("claim %d: %+v %v %v", i+1, u, ok, err)
+			}
+			now = now.Add(2 * time.Minute) // the worker died
+		}
+		if u, ok, err := q.Claim(ctx, "last", now, time.Minute); ok || err != nil {
+			t.Fatalf("claimed after %d dead workers: %+v %v", lore.MaxAttempts, u, err)
+		}
+		list, err := q.Uploads(ctx, "acme", 1)
+		if err != nil || len(list) != 1 || list[0].State != lore.UploadFailed || list[0].Error == "" {
+			t.Errorf("the upload: %+v %v, want failed with its error", list, err)
+		}
+		queued(t, q, 0)
+	})
+
 	t.Run("ConcurrentClaims", func(t *testing.T) {
 		q := open(t)
 		const jobs, workers = 40, 8
