@@ -74,3 +74,28 @@ type UploadQueue interface {
 	// running.
 	Queued(ctx context.Context) (int, error)
 }
+
+// Queueable returns u as a queue keeps it: queued, Bytes its body's
+// length, Received in a store's precision (now when zero). An upload of
+// a team that is not ValidTeam, or without an ID or a body, is EINVALID.
+func (u QueuedUpload) Queueable(now time.Time) (QueuedUpload, error) {
+	if !ValidTeam(u.Team) {
+		return u, Errorf(EINVALID, "team %q: want 1 to 40 lower-case letters, digits, '-' and '_'", u.Team)
+	}
+	if u.ID == "" || len(u.Body) == 0 {
+		return u, Errorf(EINVALID, "an upload needs an id and a body")
+	}
+	if u.Received.IsZero() {
+		u.Received = now
+	}
+	u.Received, u.Bytes, u.State = StoreTime(u.Received), len(u.Body), UploadQueued
+	return u, nil
+}
+
+// CheckFinished is EINVALID unless u ends as harvested or failed.
+func (u QueuedUpload) CheckFinished() error {
+	if u.State != UploadHarvested && u.State != UploadFailed {
+		return Errorf(EINVALID, "an upload finishes %s or %s, not %q", UploadHarvested, UploadFailed, u.State)
+	}
+	return nil
+}

@@ -20,16 +20,10 @@ const uploadColumns = `team, id, name, repo, bytes, received, redactions, sessio
 // Enqueue keeps an upload as queued, or returns the one stored already
 // with its team and ID.
 func (ts *Teams) Enqueue(ctx context.Context, u lore.QueuedUpload) (lore.QueuedUpload, error) {
-	if err := checkTeam(u.Team); err != nil {
+	u, err := u.Queueable(time.Now())
+	if err != nil {
 		return lore.QueuedUpload{}, err
 	}
-	if u.ID == "" || len(u.Body) == 0 {
-		return lore.QueuedUpload{}, lore.Errorf(lore.EINVALID, "an upload needs an id and a body")
-	}
-	if u.Received.IsZero() {
-		u.Received = time.Now()
-	}
-	u.Received, u.Bytes = lore.StoreTime(u.Received), len(u.Body)
 	if _, err := ts.admin.Exec(ctx, `INSERT INTO uploads (team, id, name, repo, bytes, received, redactions, sessions, state, body)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9) ON CONFLICT (team, id) DO NOTHING`,
 		u.Team, u.ID, u.Name, u.Repo, u.Bytes, u.Received, u.Redactions, u.Sessions, u.Body); err != nil {
@@ -74,8 +68,8 @@ var abandoned = fmt.Sprintf("given up: %d workers claimed it and none finished",
 
 // Finish records the end of a harvest by the worker that holds it.
 func (ts *Teams) Finish(ctx context.Context, u lore.QueuedUpload) error {
-	if u.State != lore.UploadHarvested && u.State != lore.UploadFailed {
-		return lore.Errorf(lore.EINVALID, "an upload finishes %s or %s, not %q", lore.UploadHarvested, lore.UploadFailed, u.State)
+	if err := u.CheckFinished(); err != nil {
+		return err
 	}
 	tag, err := ts.admin.Exec(ctx, `UPDATE uploads SET state = $1, sessions = $2, result = $3, error = $4, lease = NULL
 		WHERE team = $5 AND id = $6 AND state = 'running' AND worker = $7`,

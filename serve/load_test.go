@@ -406,4 +406,3 @@ func dropLoadTeam(t *testing.T, pgURL, team string) {
 		t.Error(err)
 	}
 }
-

@@ -21,19 +21,13 @@ const uploadColumns = `team, id, name, repo, bytes, received, redactions, sessio
 // Enqueue keeps an upload as queued, or returns the one stored already
 // with its team and ID.
 func (t *Teams) Enqueue(ctx context.Context, u lore.QueuedUpload) (lore.QueuedUpload, error) {
-	if err := checkTeam(u.Team); err != nil {
+	u, err := u.Queueable(t.main.now())
+	if err != nil {
 		return lore.QueuedUpload{}, err
 	}
-	if u.ID == "" || len(u.Body) == 0 {
-		return lore.QueuedUpload{}, lore.Errorf(lore.EINVALID, "an upload needs an id and a body")
-	}
 	s := t.main
-	if u.Received.IsZero() {
-		u.Received = s.now()
-	}
-	u.Received, u.Bytes, u.State = lore.StoreTime(u.Received), len(u.Body), lore.UploadQueued
 	var out lore.QueuedUpload
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO uploads (team, id, name, repo, bytes, received, redactions, sessions, state, body)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?) ON CONFLICT (team, id) DO NOTHING`,
 			u.Team, u.ID, u.Name, u.Repo, u.Bytes, micros(u.Received), u.Redactions, u.Sessions, u.Body)
@@ -78,8 +72,8 @@ var abandoned = fmt.Sprintf("given up: %d workers claimed it and none finished",
 
 // Finish records the end of a harvest by the worker that holds it.
 func (t *Teams) Finish(ctx context.Context, u lore.QueuedUpload) error {
-	if u.State != lore.UploadHarvested && u.State != lore.UploadFailed {
-		return lore.Errorf(lore.EINVALID, "an upload finishes %s or %s, not %q", lore.UploadHarvested, lore.UploadFailed, u.State)
+	if err := u.CheckFinished(); err != nil {
+		return err
 	}
 	return t.main.write(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE uploads SET state = ?, sessions = ?, result = ?, error = ?, lease = 0
