@@ -52,7 +52,7 @@ with the token in LORE_TOKEN.
 Nothing is sent twice: a transcript goes when it is new or has changed since
 it was last sent ($LORE_HOME/push-state.json remembers each by size, time and
 hash). Each is redacted on this machine before it leaves; the server redacts
-it again. Transcripts the server cannot take (a folder, a database, a
+it again, queues it and answers, and its workers harvest it moments later. Transcripts the server cannot take (a folder, a database, a
 compressed file) are passed over, as are the sessions lore's settings leave
 alone (sessions.exclude_agents, sessions.exclude_paths).
 
