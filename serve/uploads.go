@@ -210,10 +210,11 @@ func (u *Uploads) work(ctx context.Context, worker string) {
 // harvest harvests an upload a worker holds and records the outcome.
 // The server's shutdown does not cut it in half; the lease does.
 func (u *Uploads) harvest(ctx context.Context, worker string, q lore.QueuedUpload) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), u.opts.Lease)
+	ctx = context.WithoutCancel(ctx)
+	hctx, cancel := context.WithTimeout(ctx, u.opts.Lease)
 	defer cancel()
 	start := time.Now()
-	sum, err := u.run(ctx, &q)
+	sum, err := u.run(hctx, &q)
 	q.State, q.Error, q.Result = UploadHarvested, "", nil
 	if err != nil {
 		q.State, q.Error = UploadFailed, oneLine(err.Error())
@@ -221,7 +222,10 @@ func (u *Uploads) harvest(ctx context.Context, worker string, q lore.QueuedUploa
 	if sum != nil {
 		q.Result, _ = json.Marshal(sum)
 	}
-	if err := u.queue.Finish(ctx, q); err != nil {
+	// Recorded even when the harvest used up the lease.
+	fctx, cancelFinish := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelFinish()
+	if err := u.queue.Finish(fctx, q); err != nil {
 		u.log.Warn("finish upload", "team", q.Team, "upload", q.ID, "worker", worker, "err", err)
 		return
 	}
