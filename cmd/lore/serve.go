@@ -156,17 +156,24 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "lore serve: warning: serving %s beyond this machine without TLS: tokens and knowledge cross the network in the clear; give --tls-cert and --tls-key\n", opts.Addr)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "lore serve: listening on %s://%s (store %s)\n", scheme, ln.Addr(), storeName(p))
+	// The workers stop claiming when the requests stop being taken, and
+	// have as long as the requests in flight to finish what they hold.
 	wctx, stopWork := context.WithCancel(ctx)
-	worked := make(chan struct{})
+	worked, stopped := make(chan struct{}), make(chan struct{})
 	go func() { srv.Work(wctx); close(worked) }()
+	go func() {
+		defer close(stopped)
+		<-wctx.Done()
+		select {
+		case <-worked:
+		case <-time.After(serveShutdown):
+			// Left to the next server that claims it, once its lease passes.
+			fmt.Fprintln(opts.IO.ErrOut, "lore serve: a harvest under way did not finish; another server will harvest its upload")
+		}
+	}()
 	err = serve.Serve(ctx, ln, srv, serve.ListenOptions{TLSCert: opts.TLSCert, TLSKey: opts.TLSKey, Shutdown: serveShutdown, Log: log})
 	stopWork()
-	select {
-	case <-worked:
-	case <-time.After(serveShutdown):
-		// Left to the next server that claims it, once its lease passes.
-		fmt.Fprintln(opts.IO.ErrOut, "lore serve: a harvest under way did not finish; another server will harvest its upload")
-	}
+	<-stopped
 	if err != nil {
 		return err
 	}
