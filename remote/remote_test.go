@@ -135,16 +135,17 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// An uploaded transcript is harvested; its records, episodes and items
+// An uploaded transcript is queued, then harvested; its records, episodes and items
 // are read back through the store's methods.
 func TestUploadHarvests(t *testing.T) {
 	s := servetest.Start(t, nil)
 	ctx := context.Background()
 	st := client(t, s, "acme", lore.ScopeWrite)
 	up, err := st.Upload(ctx, "5d1e0c55.jsonl", "acme/api", []byte(synth.ClaudePushSession("5d1e0c55-2b7e-4f0e-9d7a-000000000001", "/home/dev/api", "Push the fix to main")))
-	if err != nil || up.State != serve.UploadHarvested {
+	if err != nil || up.State != serve.UploadQueued {
 		t.Fatalf("upload: %+v, %v", up, err)
 	}
+	s.Drain()
 	var hs []lore.Harvest
 	if err := st.Harvests(ctx, func(h lore.Harvest) error { hs = append(hs, h); return nil }); err != nil || len(hs) == 0 {
 		t.Fatalf("harvests: %v, %v", hs, err)

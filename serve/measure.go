@@ -22,7 +22,7 @@ func (s *Server) measure(ctx context.Context, c *call) (any, error) {
 			return nil, invalidf("since=%q: want a day, YYYY-MM-DD", since)
 		}
 	}
-	sessions, err := s.opts.Uploads.Sessions(ctx, c.token.Team)
+	sessions, err := s.uploads.Sessions(ctx, c.token.Team)
 	if err != nil {
 		return nil, fmt.Errorf("uploaded sessions: %w", err)
 	}

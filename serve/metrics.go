@@ -98,8 +98,11 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(&b, "lore_items{status=%q} %d\n", st, items[st])
 		}
 	}
-	fmt.Fprintf(&b, "# HELP lore_uploads_queued Uploaded transcripts waiting for harvest.\n# TYPE lore_uploads_queued gauge\nlore_uploads_queued %d\n",
-		s.opts.Uploads.Queued())
+	if queued, err := s.uploads.Queued(r.Context()); err != nil {
+		s.log.Warn("metrics: count queued uploads", "err", err)
+	} else {
+		fmt.Fprintf(&b, "# HELP lore_uploads_queued Uploaded transcripts waiting for harvest or being harvested, of every team.\n# TYPE lore_uploads_queued gauge\nlore_uploads_queued %d\n", queued)
+	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(b.String()))
 }

@@ -21,7 +21,7 @@ import (
 // env is a server over a real SQLite store in a temporary folder.
 type env struct {
 	t     testing.TB
-	dir   string // the store's folder; uploads are kept in its uploads folder
+	dir   string // the store's folder
 	teams *sqlite.Teams
 	srv   *Server
 	url   string
@@ -29,13 +29,28 @@ type env struct {
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
+	e := newIdleEnv(t, opts)
+	e.work()
+	return e
+}
+
+// work starts the server's workers until the test ends.
+func (e *env) work() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.srv.Work(ctx); close(done) }()
+	e.t.Cleanup(func() { cancel(); <-done })
+}
+
+// newIdleEnv is newEnv whose workers do not run until work is called.
+func newIdleEnv(t testing.TB, opts Options) *env {
+	t.Helper()
 	dir := t.TempDir()
 	teams, err := sqlite.OpenTeams(context.Background(), filepath.Join(dir, "lore.db"), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { teams.Close() })
-	opts.UploadDir = filepath.Join(dir, "uploads")
 	srv, err := New(teams, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +58,23 @@ func newEnv(t testing.TB, opts Options) *env {
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	return &env{t: t, dir: dir, teams: teams, srv: srv, url: hs.URL}
+}
+
+// drain waits until the server's workers have harvested every upload.
+func (e *env) drain(token string) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var hs HarvestStatus
+		e.call("GET", "/v1/harvest", token, nil, &hs, http.StatusOK)
+		if hs.Queued == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%d uploads still queued after 10s", hs.Queued)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // token makes a token of team with scope, named after them.

@@ -30,12 +30,11 @@ type Options struct {
 	// UploadLimit caps an uploaded transcript, in bytes; 0 is
 	// DefaultUploadLimit.
 	UploadLimit int64
-	// Uploads takes uploaded transcripts; nil is
-	// NewSyncUploads(teams, UploadDir), which harvests each as it arrives.
-	Uploads Uploads
-	// UploadDir is the folder SyncUploads keeps uploads in, when Uploads
-	// is nil.
-	UploadDir string
+	// Workers is how many uploads the server harvests at once, when
+	// Work runs; 0 is DefaultWorkers.
+	Workers int
+	// Lease is how long a worker holds an upload; 0 is DefaultLease.
+	Lease time.Duration
 	// Log takes a line per request; nil discards them.
 	Log *slog.Logger
 	// Now is the clock; nil is time.Now.
@@ -50,32 +49,38 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *metrics
 	ui      http.Handler
+	uploads *Uploads
 }
 
-// New returns a server over teams. The caller closes teams after the
-// server has stopped.
+// New returns a server over teams, which keep the uploads' queue too.
+// The caller runs Work to harvest the uploads, and closes teams after
+// the server has stopped.
 func New(teams lore.Teams, opts Options) (*Server, error) {
+	queue, ok := teams.(lore.UploadQueue)
+	if !ok {
+		return nil, fmt.Errorf("%T keeps no queue of uploads", teams)
+	}
 	if opts.UploadLimit <= 0 {
 		opts.UploadLimit = DefaultUploadLimit
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Uploads == nil {
-		if opts.UploadDir == "" {
-			return nil, errors.New("no folder to keep uploads in: set Options.UploadDir")
-		}
-		opts.Uploads = NewSyncUploads(teams, opts.UploadDir)
-	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{teams: teams, opts: opts, log: log, mux: http.NewServeMux(), metrics: newMetrics()}
+	s := &Server{teams: teams, opts: opts, log: log, mux: http.NewServeMux(), metrics: newMetrics(),
+		uploads: NewUploads(teams, queue, QueueOptions{Workers: opts.Workers, Lease: opts.Lease, Now: opts.Now, Log: log})}
 	s.routes()
 	s.ui = newUI(s)
 	return s, nil
 }
+
+// Work harvests uploaded transcripts, those sent to any server on the
+// same queue, until ctx is done; then it lets the harvests under way
+// finish (each for up to the lease) and returns.
+func (s *Server) Work(ctx context.Context) { s.uploads.Work(ctx) }
 
 // routes lists the API. The patterns are also the route label of the
 // metrics and logs.

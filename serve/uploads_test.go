@@ -1,13 +1,13 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lorehq/lore"
 )
@@ -36,7 +36,6 @@ func claudeSession(id, secret string) string {
 
 func TestUpload(t *testing.T) {
 	e := newEnv(t, Options{})
-	dir := filepath.Join(e.dir, "uploads")
 	w := e.token("acme", lore.ScopeWrite)
 	secret, _ := lore.NewToken()
 	const gh = "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
@@ -45,26 +44,36 @@ func TestUpload(t *testing.T) {
 	var up Upload
 	e.call("POST", "/v1/sessions?name=5d1e0c55.jsonl", w, nil, nil, http.StatusBadRequest) // no body
 	status, b := e.do("POST", "/v1/sessions?name=5d1e0c55.jsonl&repo=acme/api", w, strings.NewReader(body))
-	if status != http.StatusOK {
+	if status != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", status, b)
 	}
 	if err := json.Unmarshal(b, &up); err != nil {
 		t.Fatal(err)
 	}
-	if up.State != UploadHarvested || up.Sessions != 1 || up.Redactions < 2 || up.Harvest == nil || up.Harvest.SessionsHarvested != 1 {
-		t.Errorf("upload: %+v", up)
+	if up.State != UploadQueued || up.Sessions != 1 || up.Redactions < 2 || up.Harvest != nil {
+		t.Errorf("upload: %+v, want it queued", up)
 	}
+	e.drain(w)
 	// What the server keeps holds no secret.
-	kept, err := filepath.Glob(filepath.Join(dir, "acme", "*"))
+	var kept []string
+	err := e.teams.UploadBodies(context.Background(), "acme", func(q lore.QueuedUpload) error {
+		kept = append(kept, string(q.Body))
+		return nil
+	})
 	if err != nil || len(kept) != 1 {
-		t.Fatalf("kept %v (%v), want one file", kept, err)
+		t.Fatalf("kept %d uploads (%v), want one", len(kept), err)
 	}
-	data, _ := os.ReadFile(kept[0])
-	if strings.Contains(string(data), secret[5:]) || strings.Contains(string(data), gh) {
+	if strings.Contains(kept[0], secret[5:]) || strings.Contains(kept[0], gh) {
 		t.Error("the kept transcript holds a secret")
 	}
-	if fi, _ := os.Stat(kept[0]); fi.Mode().Perm() != 0o600 {
-		t.Errorf("kept with mode %v", fi.Mode().Perm())
+	// Sent again, it is the same upload, harvested once.
+	var again Upload
+	status, b = e.do("POST", "/v1/sessions?name=5d1e0c55.jsonl&repo=acme/api", w, strings.NewReader(body))
+	if err := json.Unmarshal(b, &again); err != nil || status != http.StatusAccepted {
+		t.Fatalf("sent again: %d %s", status, b)
+	}
+	if again.ID != up.ID || again.State != UploadHarvested || again.Harvest == nil || again.Harvest.SessionsHarvested != 1 {
+		t.Errorf("sent again: %+v, want the first upload, harvested", again)
 	}
 	var page ItemPage
 	e.call("GET", "/v1/items?status=any", w, nil, &page, http.StatusOK)
@@ -79,7 +88,7 @@ func TestUpload(t *testing.T) {
 
 	var hs HarvestStatus
 	e.call("GET", "/v1/harvest", w, nil, &hs, http.StatusOK)
-	if hs.Sessions != 1 || hs.LastHarvest == nil || len(hs.Uploads) != 1 || hs.Uploads[0].ID != up.ID || hs.Queued != 0 {
+	if hs.Sessions != 1 || hs.LastHarvest == nil || len(hs.Uploads) != 1 || hs.Uploads[0].ID != up.ID || hs.Uploads[0].State != UploadHarvested || hs.Queued != 0 {
 		t.Errorf("harvest status: %+v", hs)
 	}
 	other := e.token("other", lore.ScopeRead)
@@ -103,4 +112,36 @@ func TestUpload(t *testing.T) {
 	e.wantError("POST", "/v1/sessions", w, strings.NewReader("SQLite format 3\x00\x10\x00"), http.StatusBadRequest, codeInvalid)
 	e.wantError("POST", "/v1/sessions?name=state.vscdb", w, strings.NewReader(body), http.StatusBadRequest, codeInvalid)
 	e.wantError("POST", "/v1/sessions?name=../../etc/passwd", w, strings.NewReader(body), http.StatusBadRequest, codeInvalid)
+}
+
+// TestUploadOfDeadWorker: an upload a worker claimed and never finished
+// (it died) is harvested by another once its lease passes, once.
+func TestUploadOfDeadWorker(t *testing.T) {
+	e := newIdleEnv(t, Options{})
+	w := e.token("acme", lore.ScopeWrite)
+	var up Upload
+	status, b := e.do("POST", "/v1/sessions?name=5d1e0c55.jsonl", w, strings.NewReader(claudeSession("5d1e0c55-2b7e-4f0e-9d7a-000000000009", "")))
+	if err := json.Unmarshal(b, &up); err != nil || status != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", status, b)
+	}
+	ctx := context.Background()
+	dead, ok, err := e.teams.Claim(ctx, "dead", time.Now().Add(-time.Hour), time.Minute)
+	if err != nil || !ok || dead.ID != up.ID {
+		t.Fatalf("claim: %+v %v %v", dead, ok, err)
+	}
+	e.work()
+	e.drain(w)
+	var hs HarvestStatus
+	e.call("GET", "/v1/harvest", w, nil, &hs, http.StatusOK)
+	if len(hs.Uploads) != 1 || hs.Uploads[0].State != UploadHarvested || hs.Sessions != 1 {
+		t.Fatalf("harvest status: %+v", hs)
+	}
+	list, err := e.teams.Uploads(ctx, "acme", 1)
+	if err != nil || list[0].Attempts != 2 || list[0].Worker == "dead" {
+		t.Errorf("the upload: %+v %v, want a second attempt by a live worker", list, err)
+	}
+	dead.State = UploadHarvested
+	if err := e.teams.Finish(ctx, dead); lore.ErrorCode(err) != lore.ECONFLICT {
+		t.Errorf("the dead worker's finish: %v, want ECONFLICT", err)
+	}
 }

@@ -328,7 +328,15 @@ func withoutGuards(t *testing.T, s *Store) {
 // (0014): no tokens.
 func withoutTokens(t *testing.T, s *Store) {
 	t.Helper()
+	withoutUploads(t, s)
 	execAll(t, s, `DROP TABLE tokens`, `PRAGMA user_version = 13`)
+}
+
+// withoutUploads takes the store back to before the uploads' migration
+// (0015): no upload queue.
+func withoutUploads(t *testing.T, s *Store) {
+	t.Helper()
+	execAll(t, s, `DROP TABLE uploads`, `PRAGMA user_version = 14`)
 }
 
 // bootsWithoutHoldout takes the boot records back to before migration
@@ -1106,14 +1114,21 @@ func TestTokensConformance(t *testing.T) {
 }
 
 func TestTeamsConformance(t *testing.T) {
-	storetest.RunTeams(t, func(t *testing.T) lore.Teams {
-		teams, err := OpenTeams(context.Background(), filepath.Join(t.TempDir(), "lore.db"), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { teams.Close() })
-		return teams
-	})
+	storetest.RunTeams(t, func(t *testing.T) lore.Teams { return openTeams(t) })
+}
+
+func TestUploadQueueConformance(t *testing.T) {
+	storetest.RunUploadQueue(t, func(t *testing.T) lore.UploadQueue { return openTeams(t) })
+}
+
+func openTeams(t *testing.T) *Teams {
+	t.Helper()
+	teams, err := OpenTeams(context.Background(), filepath.Join(t.TempDir(), "lore.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { teams.Close() })
+	return teams
 }
 
 // TestTeamFiles: a team's store is a file of its own beside the main

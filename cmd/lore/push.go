@@ -52,7 +52,7 @@ with the token in LORE_TOKEN.
 Nothing is sent twice: a transcript goes when it is new or has changed since
 it was last sent ($LORE_HOME/push-state.json remembers each by size, time and
 hash). Each is redacted on this machine before it leaves; the server redacts
-it again. Transcripts the server cannot take (a folder, a database, a
+it again, queues it and answers, and its workers harvest it moments later. Transcripts the server cannot take (a folder, a database, a
 compressed file) are passed over, as are the sessions lore's settings leave
 alone (sessions.exclude_agents, sessions.exclude_paths).
 
@@ -182,20 +182,21 @@ func (ss *serverState) dequeue(p string) {
 
 // pushSummary is what a push did; --json prints it.
 type pushSummary struct {
-	Sent     int `json:"sent"`
-	Queued   int `json:"queued"`
-	Refused  int `json:"refused"`
-	Skipped  int `json:"skipped"` // not text the server can take, or left alone by the settings
-	Sessions int `json:"sessions_harvested"`
-	ItemsNew int `json:"items_new"`
+	Sent    int `json:"sent"`
+	Queued  int `json:"queued"`
+	Refused int `json:"refused"`
+	Skipped int `json:"skipped"` // not text the server can take, or left alone by the settings
+	// Sessions counts the sessions sent, which the server queued for
+	// its workers to harvest (lore status --store URL shows how far).
+	Sessions int `json:"sessions"`
 	// Redactions counts the secrets redacted on this machine.
 	Redactions int      `json:"redactions"`
 	Files      []string `json:"files,omitempty"` // sent, or with --dry-run to send
 	Error      string   `json:"error,omitempty"` // why what is queued was not sent
 }
 
-// pushTimeout bounds the sending of one transcript: the server harvests
-// it before it answers, and a transcript can be tens of megabytes.
+// pushTimeout bounds the sending of one transcript: it can be tens of
+// megabytes, which the server reads before it answers.
 const pushTimeout = 5 * time.Minute
 
 // pending is a transcript to send: new, changed, or queued.
@@ -305,7 +306,7 @@ func pushRun(ctx context.Context, opts *pushOptions) error {
 			return err
 		}
 	} else {
-		line := fmt.Sprintf("%d sent to %s (%d sessions harvested, %d new items)", sum.Sent, st.URL(), sum.Sessions, sum.ItemsNew)
+		line := fmt.Sprintf("%d sent to %s (%d sessions, queued there for harvest)", sum.Sent, st.URL(), sum.Sessions)
 		if sum.Sent == 0 && sum.Queued == 0 && sum.Refused == 0 {
 			line = "nothing new to send to " + st.URL()
 		}
@@ -468,14 +469,11 @@ func pushOne(ctx context.Context, st *remote.Store, cfg config, p *pending, sum 
 		return err
 	}
 	if up.State == serve.UploadFailed {
-		// Kept on the server, which failed to harvest it: sending it again
-		// as it is would not help.
+		// Sent before, kept on the server, which failed to harvest it:
+		// sending it again as it is would not help.
 		fmt.Fprintf(errOut, "%s: sent; the server could not harvest it: %s\n", p.path, up.Error)
 	}
 	sum.Sessions += up.Sessions
-	if up.Harvest != nil {
-		sum.ItemsNew += up.Harvest.ItemsNew
-	}
 	p.fp.At = time.Now().UTC()
 	return nil
 }

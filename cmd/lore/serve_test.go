@@ -157,6 +157,7 @@ func TestServePostgres(t *testing.T) {
 		defer conn.Close(ctx)
 		conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{postgres.Schema(team)}.Sanitize()+` CASCADE`)
 		conn.Exec(ctx, `DELETE FROM `+postgres.AdminSchema+`.tokens WHERE team = $1`, team)
+		conn.Exec(ctx, `DELETE FROM `+postgres.AdminSchema+`.uploads WHERE team = $1`, team)
 	})
 	bin := buildLore(t)
 	serveBinary(t, bin, url, team, func(base, token string) {
@@ -192,7 +193,73 @@ func TestServePostgres(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "Pushing to main returns HTTP 405") {
 			t.Errorf("the web view on PostgreSQL: %d\n%s", resp.StatusCode, page)
 		}
+		// A second lore serve on the same database: sessions pushed to
+		// either are harvested by a worker of either, once.
+		serveBinary(t, bin, url, team, func(other, _ string) { pushToTwo(t, bin, url, team, []string{base, other}, token) })
 	})
+}
+
+// pushToTwo pushes 6 sessions to each of two servers on the database at
+// pgURL, waits for their workers to harvest them, and checks that each
+// was harvested once.
+func pushToTwo(t *testing.T, bin, pgURL, team string, servers []string, token string) {
+	t.Helper()
+	for i, base := range servers {
+		dir := t.TempDir()
+		for j := range 6 {
+			writePushSession(t, dir, fmt.Sprintf("0b6c1a52-6f0e-4c7e-9b1a-%06d%06d", i, j), fmt.Sprintf("Fix %d of server %d.", j, i))
+		}
+		push := exec.Command(bin, "push", dir, "--json")
+		push.Env = append(os.Environ(), "LORE_HOME="+t.TempDir(), "LORE_STORE="+base, "LORE_TOKEN="+token)
+		if out, err := push.Output(); err != nil || !strings.Contains(string(out), `"sent":6,`) {
+			t.Fatalf("lore push to %s: %v\n%s", base, err, out)
+		}
+	}
+	teams, err := postgres.OpenTeams(context.Background(), pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer teams.Close()
+	ctx := context.Background()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ups, err := teams.Uploads(ctx, team, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, workers := 0, map[string]int{}
+		for _, u := range ups {
+			if u.State == lore.UploadHarvested || u.State == lore.UploadFailed {
+				done++
+				workers[u.Worker]++
+				if u.State == lore.UploadFailed || u.Attempts != 1 {
+					t.Errorf("upload %s: %s after %d attempts %s", u.ID, u.State, u.Attempts, u.Error)
+				}
+			}
+		}
+		if len(ups) == 12 && done == 12 {
+			t.Logf("harvested by %v", workers)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d uploads harvested after 30 s", done, len(ups))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, err := teams.Team(ctx, team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	st.Harvests(ctx, func(h lore.Harvest) error { per[h.Session]++; return nil })
+	if len(per) != 12 {
+		t.Errorf("%d sessions harvested, want 12", len(per))
+	}
+	for s, n := range per {
+		if n != 1 {
+			t.Errorf("session %s has %d harvest records", s, n)
+		}
+	}
 }
 
 // serveBinary creates a write token of team in store, starts lore serve
@@ -243,7 +310,8 @@ func serveBinary(t *testing.T, bin, store, team string, then func(url, token str
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"action":"created"`) {
+	// A second server on the same store finds it there.
+	if resp.StatusCode != http.StatusOK || !regexp.MustCompile(`"action":"(created|unchanged)"`).Match(b) {
 		t.Errorf("add: %d %s", resp.StatusCode, b)
 	}
 	if then != nil {

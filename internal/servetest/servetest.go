@@ -20,7 +20,8 @@ import (
 type Server struct {
 	URL   string
 	Teams *sqlite.Teams
-	// Dir is the server's folder: lore.db, the teams' stores, uploads/.
+	// Dir is the server's folder: lore.db (the tokens and the uploads'
+	// queue), the teams' stores.
 	Dir string
 	// Handler answers the API, for a test that serves it otherwise (TLS).
 	Handler *serve.Server
@@ -40,10 +41,14 @@ func Start(t testing.TB, now func() time.Time) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { teams.Close() })
-	h, err := serve.New(teams, serve.Options{UploadDir: filepath.Join(dir, "uploads"), Now: now})
+	h, err := serve.New(teams, serve.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	worked := make(chan struct{})
+	go func() { h.Work(ctx); close(worked) }()
+	t.Cleanup(func() { cancel(); <-worked })
 	s := &Server{Teams: teams, Dir: dir, Handler: h, t: t, addr: "127.0.0.1:0"}
 	s.Restart()
 	s.URL = "http://" + s.addr
@@ -69,6 +74,26 @@ func (s *Server) Store(team string) lore.Store {
 		s.t.Fatal(err)
 	}
 	return st
+}
+
+// Drain waits until the server's workers have harvested every upload,
+// for up to 30 seconds.
+func (s *Server) Drain() {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := s.Teams.Queued(context.Background())
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%d uploads still queued after 30 s", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Stop closes the server and its connections: requests then get no answer.
