@@ -1,20 +1,23 @@
 package serve_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,10 +27,53 @@ import (
 	"github.com/lorehq/lore/harvest"
 	"github.com/lorehq/lore/internal/synth"
 	"github.com/lorehq/lore/postgres"
-	"github.com/lorehq/lore/serve"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
+
+// startServe starts lore serve on the database with workers harvest
+// workers, and returns its address once it listens; the test stops it
+// with SIGTERM, and it must exit 0.
+func startServe(t *testing.T, bin, pgURL string, workers int) string {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--store", pgURL, "--addr", "127.0.0.1:0", "--workers", strconv.Itoa(workers))
+	cmd.Env = append(os.Environ(), "LORE_HOME="+t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	addr := ""
+	for sc.Scan() {
+		if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+			addr = m[1]
+			break
+		}
+	}
+	if addr == "" {
+		cmd.Process.Kill()
+		t.Fatal("lore serve said nowhere it listens")
+	}
+	go io.Copy(io.Discard, stderr)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("lore serve after SIGTERM: %v, want exit 0", err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Error("lore serve did not stop within 30 s of SIGTERM")
+		}
+	})
+	return addr
+}
 
 // loadKnob reads a knob of TestLoad from the environment.
 func loadKnob(t *testing.T, name string, def int) int {
@@ -72,32 +118,20 @@ func TestLoad(t *testing.T) {
 	team := fmt.Sprintf("load-%x", rand.Uint32())
 	t.Cleanup(func() { dropLoadTeam(t, pgURL, team) })
 
-	// The servers.
+	// The servers: lore serve processes, as a team runs them, on one
+	// database; first is this test's own handle on it.
+	first, err := postgres.OpenTeams(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { first.Close() })
+	bin := filepath.Join(t.TempDir(), "lore")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/lorehq/lore/cmd/lore").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
 	var urls []string
-	var first *postgres.Teams
-	sctx, stop := context.WithCancel(ctx)
-	var running sync.WaitGroup
-	t.Cleanup(func() { stop(); running.Wait() })
-	for i := range nServers {
-		teams, err := postgres.OpenTeams(ctx, pgURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { teams.Close() })
-		if i == 0 {
-			first = teams
-		}
-		srv, err := serve.New(teams, serve.Options{Workers: nWorkers})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		urls = append(urls, "http://"+ln.Addr().String())
-		running.Go(func() { serve.Serve(sctx, ln, srv, serve.ListenOptions{}) })
-		running.Go(func() { srv.Work(sctx) })
+	for range nServers {
+		urls = append(urls, startServe(t, bin, pgURL, nWorkers))
 	}
 	secret, hash := lore.NewToken()
 	if _, err := first.AddToken(ctx, lore.Token{Team: team, Scope: lore.ScopeWrite, Name: "load"}, hash); err != nil {
