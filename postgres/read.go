@@ -19,18 +19,28 @@ import (
 // Item returns the item with this id, or the one item whose id starts
 // with it.
 func (s *Store) Item(ctx context.Context, id string) (lore.Item, error) {
-	rowid, _, err := resolve(ctx, s.pool, "items", "item", id)
+	r, err := itemRow(ctx, s.pool, id)
 	if err != nil {
 		return lore.Item{}, err
 	}
-	its, err := items(ctx, s.pool, `SELECT `+itemColumns+` FROM items i WHERE i.rowid = $1`, rowid)
+	return r.item, nil
+}
+
+// itemRow returns the stored row of the item with this id or unique id
+// prefix; ENOTFOUND when there is none.
+func itemRow(ctx context.Context, q querier, id string) (*row, error) {
+	rowid, _, err := resolve(ctx, q, "items", "item", id)
 	if err != nil {
-		return lore.Item{}, err
+		return nil, err
 	}
-	if len(its) == 0 {
-		return lore.Item{}, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
+	rows, err := loadRows(ctx, q, `SELECT `+itemColumns+` FROM items i WHERE i.rowid = $1`, rowid)
+	if err != nil {
+		return nil, err
 	}
-	return its[0], nil
+	if len(rows) == 0 {
+		return nil, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
+	}
+	return rows[0], nil
 }
 
 // resolve returns the rowid and id of the row of table (items, attempts:
@@ -372,16 +382,9 @@ func errNoRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
 // Shares returns the item's evidence and each session's share of its
 // confidence, in the order they arrived.
 func (s *Store) Shares(ctx context.Context, id string) ([]lore.Evidence, []float64, error) {
-	rowid, _, err := resolve(ctx, s.pool, "items", "item", id)
+	r, err := itemRow(ctx, s.pool, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := loadRows(ctx, s.pool, `SELECT `+itemColumns+` FROM items i WHERE i.rowid = $1`, rowid)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
-	}
-	return rows[0].item.Evidence, rows[0].conf, nil
+	return r.item.Evidence, r.conf, nil
 }

@@ -18,18 +18,28 @@ import (
 // Item returns the item with this id, or the one item whose id starts
 // with it.
 func (s *Store) Item(ctx context.Context, id string) (lore.Item, error) {
-	rowid, _, err := resolve(ctx, s.db, id)
+	r, err := itemRow(ctx, s.db, id)
 	if err != nil {
 		return lore.Item{}, err
 	}
-	rows, err := loadRows(ctx, s.db, `items i WHERE rowid = ?`, rowid)
+	return r.item, nil
+}
+
+// itemRow returns the stored row of the item with this id or unique id
+// prefix; ENOTFOUND when there is none.
+func itemRow(ctx context.Context, q querier, id string) (*row, error) {
+	rowid, _, err := resolve(ctx, q, id)
 	if err != nil {
-		return lore.Item{}, err
+		return nil, err
+	}
+	rows, err := loadRows(ctx, q, `items i WHERE rowid = ?`, rowid)
+	if err != nil {
+		return nil, err
 	}
 	if len(rows) == 0 {
-		return lore.Item{}, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
+		return nil, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
 	}
-	return rows[0].item, nil
+	return rows[0], nil
 }
 
 // where turns a filter into SQL conditions on the items table (aliased i)
@@ -725,16 +735,9 @@ func resolveIn(ctx context.Context, q querier, table, thing, id string) (int64, 
 // Shares returns the item's evidence and each session's share of its
 // confidence, in the order they arrived.
 func (s *Store) Shares(ctx context.Context, id string) ([]lore.Evidence, []float64, error) {
-	rowid, _, err := resolve(ctx, s.db, id)
+	r, err := itemRow(ctx, s.db, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := loadRows(ctx, s.db, `items i WHERE rowid = ?`, rowid)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil, lore.Errorf(lore.ENOTFOUND, "no item %s", id)
-	}
-	return rows[0].item.Evidence, rows[0].conf, nil
+	return r.item.Evidence, r.conf, nil
 }

@@ -16,19 +16,11 @@ import (
 func (s *Store) Review(ctx context.Context, id string, d lore.Decision) (lore.Item, error) {
 	var out lore.Item
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		rowid, _, err := resolve(ctx, tx, id)
+		r, err := itemRow(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		rows, err := loadRows(ctx, tx, `items i WHERE rowid = ?`, rowid)
-		if err != nil {
-			return err
-		}
-		if len(rows) == 0 {
-			return lore.Errorf(lore.ENOTFOUND, "no item %s", id)
-		}
-		r := rows[0]
-		old := r.item
+		rowid, old := r.rowid, r.item
 		if err := lore.Decide(&r.item, r.conf, d, s.now()); err != nil {
 			return err
 		}
