@@ -36,14 +36,19 @@ var commitLine = regexp.MustCompile(`(?m)^\[[^\]\n]{1,200}? ([0-9a-f]{7,40})\] (
 // SessionCommits returns the commits a session made: the lines git
 // commit printed in the result of a call that ran it, in order.
 func SessionCommits(s *Session) []SessionCommit {
-	inputs := map[string]string{}
+	var committing map[string]bool // the calls whose input says commit: harvest asks of every session
 	var out []SessionCommit
 	for _, m := range s.Messages {
 		for _, c := range m.ToolCalls {
-			inputs[c.ID] = c.Input
+			if strings.Contains(c.Input, "commit") {
+				if committing == nil {
+					committing = map[string]bool{}
+				}
+				committing[c.ID] = true
+			}
 		}
 		for _, r := range m.ToolResults {
-			if !strings.Contains(inputs[r.CallID], "commit") || r.Failed() {
+			if !committing[r.CallID] || r.Failed() {
 				continue
 			}
 			for _, sm := range commitLine.FindAllStringSubmatch(r.Output, -1) {
