@@ -212,9 +212,9 @@ func changes(ctx context.Context, r *Repo, base, commit string, files []string) 
 
 // treeState is what a tree holds of the guards' lines and tests.
 type treeState struct {
-	lines map[string]bool // a guarded line, normalised → found in a file
+	wanted map[string]bool // the guarded lines, normalised: what the files are read for
 	// where is, for each guarded line found, how many times each file
-	// holds it.
+	// holds it (found says whether any does).
 	where map[string]map[string]int
 	tests map[string]*testState
 	files map[string]bool // every file of the tree
@@ -234,13 +234,13 @@ type fileHits struct {
 // readState reads the tree of t (commit's, the staged one or the work
 // tree) for the lines and tests of guards.
 func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, commit string) (*treeState, error) {
-	st := &treeState{lines: map[string]bool{}, tests: map[string]*testState{}, files: map[string]bool{},
+	st := &treeState{wanted: map[string]bool{}, tests: map[string]*testState{}, files: map[string]bool{},
 		versions: map[string]string{}, exts: map[string]bool{}, perFile: map[string]*fileHits{}}
 	for _, g := range guards {
 		if !g.Broad {
 			for _, l := range g.Lines {
 				n := norm(l.Text)
-				st.lines[n] = false
+				st.wanted[n] = true
 				st.exts[extOf(l.File)] = true
 				if versionNumber.MatchString(n) {
 					st.versions[digits.ReplaceAllString(n, "0")] = n
@@ -252,7 +252,7 @@ func readState(ctx context.Context, r *Repo, guards []lore.FixGuard, t Target, c
 				st.tests[tt.Name] = &testState{}
 				st.exts[extOf(tt.File)] = true
 				for _, l := range tt.Body {
-					st.lines[norm(l)] = false
+					st.wanted[norm(l)] = true
 				}
 			}
 		}
@@ -289,7 +289,7 @@ func (st *treeState) read(p string, content []byte) {
 			l, rest = rest, nil
 		}
 		buf = normBytes(buf[:0], l)
-		if _, ok := st.lines[string(buf)]; ok {
+		if st.wanted[string(buf)] {
 			h.lines = append(h.lines, string(buf))
 		} else if len(st.versions) > 0 && bytes.IndexByte(buf, '.') >= 0 {
 			if n, ok := st.versions[digits.ReplaceAllString(string(buf), "0")]; ok {
@@ -309,18 +309,17 @@ func (st *treeState) read(p string, content []byte) {
 	}
 }
 
+// found reports whether a file of the tree holds the guarded line n.
+func (st *treeState) found(n string) bool { return len(st.where[n]) > 0 }
+
 // sum sets which lines and tests the tree holds from what its files do.
 func (st *treeState) sum() {
 	st.where = map[string]map[string]int{}
-	for n := range st.lines {
-		st.lines[n] = false
-	}
 	for name := range st.tests {
 		st.tests[name] = &testState{}
 	}
 	for p, h := range st.perFile {
 		for _, n := range h.lines {
-			st.lines[n] = true
 			if st.where[n] == nil {
 				st.where[n] = map[string]int{}
 			}
@@ -390,7 +389,7 @@ func (st *treeState) rebaseTree(ctx context.Context, r *Repo, base string, stage
 // rebased is the state with the files of a git diff --raw -z from base
 // (out) read from base, and the files absent from base (absent) gone.
 func (st *treeState) rebased(ctx context.Context, r *Repo, out []byte, absent []string) (*treeState, error) {
-	nb := &treeState{lines: maps.Clone(st.lines), tests: map[string]*testState{}, files: maps.Clone(st.files),
+	nb := &treeState{wanted: st.wanted, tests: map[string]*testState{}, files: maps.Clone(st.files),
 		versions: st.versions, exts: st.exts, perFile: maps.Clone(st.perFile)}
 	for name := range st.tests {
 		nb.tests[name] = &testState{}
@@ -449,7 +448,7 @@ func evaluate(guards []lore.FixGuard, st, before *treeState) []Alarm {
 			for _, l := range g.Lines {
 				n := norm(l.Text)
 				switch j, ok := takenOut[n]; {
-				case st.lines[n] && !st.left(before, l):
+				case st.found(n) && !st.left(before, l):
 					a.Kept++
 				case ok && j > i, retired(l.File):
 				default:
@@ -635,7 +634,7 @@ func readWorktree(ctx context.Context, r *Repo, want func(string) bool, read fun
 func renamed(tt lore.GuardTest, st *treeState) bool {
 	found := 0
 	for _, l := range tt.Body {
-		if st.lines[norm(l)] {
+		if st.found(norm(l)) {
 			found++
 		}
 	}

@@ -191,7 +191,7 @@ func back(t *testing.T, r *Repo, g lore.FixGuard, c string) bool {
 	}
 	found := 0
 	for _, l := range g.Lines {
-		if st.lines[norm(l.Text)] {
+		if st.found(norm(l.Text)) {
 			found++
 		}
 	}
@@ -241,9 +241,9 @@ func TestRebaseMatchesRead(t *testing.T) {
 			if len(a) != len(b) {
 				t.Errorf("%s at %s: %d alarms rebased, %d read", dir, base[:12], len(a), len(b))
 			}
-			for n, found := range read.lines {
-				if rebased.lines[n] != found {
-					t.Errorf("%s at %s: line %q found %v read, %v rebased", dir, base[:12], n, found, rebased.lines[n])
+			for n := range read.wanted {
+				if found := read.found(n); rebased.found(n) != found {
+					t.Errorf("%s at %s: line %q found %v read, %v rebased", dir, base[:12], n, found, rebased.found(n))
 					break
 				}
 			}
