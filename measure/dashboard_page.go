@@ -99,20 +99,14 @@ func dashHoldout(h Holdout) []dashArm {
 	if h.Withheld.Sessions == 0 {
 		return nil
 	}
-	interval := func(r Interval, k, n int) string {
-		if n == 0 {
-			return "no data"
-		}
-		return fmt.Sprintf("%d of %d (%s, %s–%s)", k, n, Percent(r.Rate), Percent(r.Low), Percent(r.High))
-	}
 	var out []dashArm
 	for _, a := range []struct {
 		name string
 		arm  Arm
 	}{{"with notes", h.Treated}, {"held out", h.Withheld}} {
 		out = append(out, dashArm{Name: a.name, Sessions: dashInt(int64(a.arm.Sessions)),
-			MetKnown: interval(a.arm.KnownRate, a.arm.MetKnown, a.arm.Sessions),
-			FirstTry: interval(a.arm.FirstTryRate, a.arm.FirstTry, a.arm.ToolSessions),
+			MetKnown: a.arm.KnownRate.Of(a.arm.MetKnown, a.arm.Sessions),
+			FirstTry: a.arm.FirstTryRate.Of(a.arm.FirstTry, a.arm.ToolSessions),
 			Tokens:   ShortTokens(a.arm.MedianTokens), Minutes: Decimal(a.arm.MedianMinutes)})
 	}
 	return out

@@ -40,6 +40,15 @@ type Interval struct {
 	High float64 `json:"high"`
 }
 
+// Of says the share as k of n with its interval, "3 of 27 (11%, 4%–28%)",
+// or "no data" when n is 0.
+func (r Interval) Of(k, n int) string {
+	if n == 0 {
+		return "no data"
+	}
+	return fmt.Sprintf("%d of %d (%s, %s–%s)", k, n, Percent(r.Rate), Percent(r.Low), Percent(r.High))
+}
+
 // holdout sorts the measured sessions by the boot records that name them:
 // treated when a boot handed them notes, withheld when a boot was held
 // out (a session's every boot decides alike). Sessions no boot names are

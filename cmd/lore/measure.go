@@ -328,17 +328,10 @@ func writeHoldout(w io.Writer, h measure.Holdout) {
 		arm  measure.Arm
 	}{{"with notes", h.Treated}, {"held out", h.Withheld}} {
 		fmt.Fprintf(w, "  %-10s  %4d sessions; met a known error %s; first try %s; median %s tokens, %s min\n",
-			a.name, a.arm.Sessions, interval(a.arm.KnownRate, a.arm.MetKnown, a.arm.Sessions),
-			interval(a.arm.FirstTryRate, a.arm.FirstTry, a.arm.ToolSessions),
+			a.name, a.arm.Sessions, a.arm.KnownRate.Of(a.arm.MetKnown, a.arm.Sessions),
+			a.arm.FirstTryRate.Of(a.arm.FirstTry, a.arm.ToolSessions),
 			measure.ShortTokens(a.arm.MedianTokens), measure.Decimal(a.arm.MedianMinutes))
 	}
-}
-
-func interval(r measure.Interval, k, n int) string {
-	if n == 0 {
-		return "no data"
-	}
-	return fmt.Sprintf("%d of %d (%s, %s–%s)", k, n, measure.Percent(r.Rate), measure.Percent(r.Low), measure.Percent(r.High))
 }
 
 // writeSplits prints the main figures per agent or repository, where the
