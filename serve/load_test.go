@@ -1,7 +1,6 @@
 package serve_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -11,13 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,55 +22,12 @@ import (
 
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/harvest"
+	"github.com/lorehq/lore/internal/servetest"
 	"github.com/lorehq/lore/internal/synth"
 	"github.com/lorehq/lore/postgres"
 	"github.com/lorehq/lore/sqlite"
 	"github.com/lorehq/lore/transcript"
 )
-
-// startServe starts lore serve on the database with workers harvest
-// workers, and returns its address once it listens; the test stops it
-// with SIGTERM, and it must exit 0.
-func startServe(t *testing.T, bin, pgURL string, workers int) string {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "--store", pgURL, "--addr", "127.0.0.1:0", "--workers", strconv.Itoa(workers))
-	cmd.Env = append(os.Environ(), "LORE_HOME="+t.TempDir())
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	addr := ""
-	for sc.Scan() {
-		if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
-			addr = m[1]
-			break
-		}
-	}
-	if addr == "" {
-		cmd.Process.Kill()
-		t.Fatal("lore serve said nowhere it listens")
-	}
-	go io.Copy(io.Discard, stderr)
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("lore serve after SIGTERM: %v, want exit 0", err)
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Error("lore serve did not stop within 30 s of SIGTERM")
-		}
-	})
-	return addr
-}
 
 // loadKnob reads a knob of TestLoad from the environment.
 func loadKnob(t *testing.T, name string, def int) int {
@@ -131,7 +85,9 @@ func TestLoad(t *testing.T) {
 	}
 	var urls []string
 	for range nServers {
-		urls = append(urls, startServe(t, bin, pgURL, nWorkers))
+		addr, _ := servetest.Process(t, bin, append(os.Environ(), "LORE_HOME="+t.TempDir()),
+			"--store", pgURL, "--addr", "127.0.0.1:0", "--workers", strconv.Itoa(nWorkers))
+		urls = append(urls, addr)
 	}
 	secret, hash := lore.NewToken()
 	if _, err := first.AddToken(ctx, lore.Token{Team: team, Scope: lore.ScopeWrite, Name: "load"}, hash); err != nil {

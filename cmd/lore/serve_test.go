@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,13 +14,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/lorehq/lore"
 	"github.com/lorehq/lore/internal/iostreams"
+	"github.com/lorehq/lore/internal/servetest"
 	"github.com/lorehq/lore/postgres"
 )
 
@@ -263,8 +262,9 @@ func pushToTwo(t *testing.T, bin, pgURL, team string, servers []string, token st
 }
 
 // serveBinary creates a write token of team in store, starts lore serve
-// on it on a free port, adds an item with the token, hands the address
-// and token to then (when not nil), and stops it with SIGTERM: exit 0.
+// on it on a free port, adds an item with the token, and hands the address
+// and token to then (when not nil); it is stopped with SIGTERM when the
+// test ends, and must exit 0.
 func serveBinary(t *testing.T, bin, store, team string, then func(url, token string)) {
 	home := t.TempDir()
 	env := append(os.Environ(), "LORE_HOME="+home)
@@ -277,31 +277,12 @@ func serveBinary(t *testing.T, bin, store, team string, then func(url, token str
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	token := lines[len(lines)-1]
 
-	cmd := exec.Command(bin, "serve", "--store", store, "--addr", "127.0.0.1:0")
-	cmd.Env = env
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stderr)
-	url := ""
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "lore:lore@") {
-			t.Errorf("lore serve printed the database's password: %s", sc.Text())
-		}
-		if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
-			url = m[1]
-			break
+	url, head := servetest.Process(t, bin, env, "--store", store, "--addr", "127.0.0.1:0")
+	for _, l := range head {
+		if strings.Contains(l, "lore:lore@") {
+			t.Errorf("lore serve printed the database's password: %s", l)
 		}
 	}
-	if url == "" {
-		t.Fatal("lore serve said nowhere it listens")
-	}
-	go io.Copy(io.Discard, stderr)
 	req, _ := http.NewRequest("POST", url+"/v1/items", strings.NewReader(`{"items":[{"text":"The walrus queue keeps messages for 7 days","category":"fact"}]}`))
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
@@ -316,18 +297,5 @@ func serveBinary(t *testing.T, bin, store, team string, then func(url, token str
 	}
 	if then != nil {
 		then(url, token)
-	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("lore serve after SIGTERM: %v, want exit 0", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("lore serve did not stop after SIGTERM")
 	}
 }
